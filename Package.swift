@@ -1,0 +1,39 @@
+// swift-tools-version:6.0
+// libodatastore: an OData client library with a C ABI. See README.md and docs/.
+import PackageDescription
+
+// The C library exports only ods_* (version script) and carries its own SONAME.
+let exportFlags: [String] = [
+    "-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/ODataStoreC/exports.map",
+    "-Xlinker", "-soname=libodatastore.so.0",
+]
+
+let package = Package(
+    name: "odatastore",
+    products: [
+        // libodatastore.so: the C ABI (include/odatastore.h).
+        .library(name: "odatastore", type: .dynamic, targets: ["ODataStoreC"]),
+        // The Swift API, usable on its own.
+        .library(name: "ODataStore", targets: ["ODataStore"]),
+        .library(name: "ODataProtocol", targets: ["ODataProtocol"]),
+        // The command-line tool (installed as `odatastore`).
+        .executable(name: "odatastore-cli", targets: ["odatastore-cli"]),
+    ],
+    targets: [
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
+
+        // Protocol: CSDL, resource paths, $filter, payload codecs, $batch. Pure: no I/O.
+        .target(name: "ODataProtocol", dependencies: ["CXML2"]),
+        // Stores, scheduler, online (libcurl) and offline (SQLite) engines.
+        .target(name: "ODataStore", dependencies: ["ODataProtocol", "CCurl", "CSQLite"]),
+        // The only target that touches raw C pointers: @_cdecl exports of include/odatastore.h.
+        .target(name: "ODataStoreC", dependencies: ["ODataStore"], exclude: ["exports.map"],
+                linkerSettings: [.unsafeFlags(exportFlags)]),
+        .executableTarget(name: "odatastore-cli", dependencies: ["ODataProtocol"]),
+
+        .testTarget(name: "ODataProtocolTests", dependencies: ["ODataProtocol"]),
+        .testTarget(name: "ODataStoreTests", dependencies: ["ODataStore"]),
+    ]
+)

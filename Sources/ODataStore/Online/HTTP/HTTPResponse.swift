@@ -1,0 +1,30 @@
+/// A complete HTTP response (the body is buffered).
+public struct HTTPResponse: Sendable {
+    public var status: Int
+    /// Response header lines in order as received (of the final response after redirects).
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]
+
+    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+
+    /// First header value with this name, compared case-insensitively (ASCII).
+    public func header(_ name: String) -> String? {
+        headers.first { asciiCaseInsensitiveEquals($0.name, name) }?.value
+    }
+}
+
+/// ASCII case-insensitive comparison, as HTTP header names need (no Foundation).
+public func asciiCaseInsensitiveEquals(_ a: String, _ b: String) -> Bool {
+    let x = a.utf8, y = b.utf8
+    guard x.count == y.count else { return false }
+    for (c, d) in zip(x, y) {
+        let lc = (c >= 65 && c <= 90) ? c + 32 : c
+        let ld = (d >= 65 && d <= 90) ? d + 32 : d
+        if lc != ld { return false }
+    }
+    return true
+}

@@ -1,0 +1,2 @@
+@_exported import ODataProtocol
+public let odataStoreBuild = 1

@@ -1,0 +1,3 @@
+import Testing
+@testable import ODataProtocol
+@Test func versionDescription() { #expect(ODataVersion.v4.description == "4.0") }

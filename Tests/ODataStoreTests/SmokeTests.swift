@@ -1,0 +1,3 @@
+import Testing
+@testable import ODataStore
+@Test func placeholder() { #expect(odataStoreBuild == 1) }
