@@ -283,7 +283,7 @@ ODS_EXTERN int ods_store_open(ods_store **out, const ods_store_options *options,
 ODS_EXTERN int ods_store_close(ods_store *store);
 
 /** The store's current ods_store_state, or ODS_EINVAL for NULL. */
-ODS_EXTERN int ods_store_state(const ods_store *store);
+ODS_EXTERN int ods_store_get_state(const ods_store *store);
 
 /** The context given to ods_store_open. */
 ODS_EXTERN void *ods_store_context(const ods_store *store);
@@ -385,7 +385,7 @@ ODS_EXTERN int ods_request_cancel(ods_request *request);
 ODS_EXTERN uint64_t ods_request_id(const ods_request *request);
 
 /** The request's ods_request_state, or ODS_EINVAL for NULL. */
-ODS_EXTERN int ods_request_state(const ods_request *request);
+ODS_EXTERN int ods_request_get_state(const ods_request *request);
 
 /** The request's ods_mode, or ODS_EINVAL for NULL. */
 ODS_EXTERN int ods_request_mode(const ods_request *request);
