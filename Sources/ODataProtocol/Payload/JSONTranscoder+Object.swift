@@ -384,7 +384,8 @@ extension JSONTranscoder {
             }
         }
         if let e = h.etag { member("@odata.etag"); raw(e) }
-        if let t = h.type, !t.hasPrefix("Collection(") {
+        let isValueResult = role == .topLevel && top.sawValue && !top.sawProperty
+        if let t = h.type, !t.hasPrefix("Collection("), !isValueResult {
             let resolved = index?.model.resolve(t) ?? t
             let isPrimitive = EdmPrimitiveKind(qualifiedName: resolved.contains(".") ? resolved : "Edm." + resolved) != nil
             if !isPrimitive && resolved != declared?.qualifiedName {
