@@ -1,0 +1,389 @@
+/// A strict RFC 8259 pull scanner over contiguous UTF-8 bytes.
+///
+/// This is the single tokenizer under both the tree parser (`JSONValue.parse`) and the payload
+/// codecs, which walk documents token by token and copy validated spans to their output
+/// without building a tree (see docs/benchmarks.md for why).
+///
+/// The scanner borrows `base`: it must only be used inside the `withUnsafeBytes`-style closure
+/// that produced the pointer. Not thread-safe (a value used by one parse at a time).
+///
+/// Strictness: no trailing commas, no comments, no leading zeros, no `+`/`.5`/`1.` numbers,
+/// no unescaped control characters, only the eight JSON escapes plus `\uXXXX`, no lone
+/// surrogates (escaped or not), no invalid UTF-8, nesting limited to `maxDepth`.
+struct JSONScanner {
+    let base: UnsafePointer<UInt8>
+    let count: Int
+    var pos: Int
+    var depth: Int = 0
+    let maxDepth: Int
+
+    /// The span of a string's content (between the quotes) and whether it has escapes.
+    struct StringToken {
+        var start: Int
+        var end: Int
+        var escaped: Bool
+        var length: Int { end - start }
+    }
+
+    init(base: UnsafePointer<UInt8>, count: Int, maxDepth: Int) {
+        self.base = base
+        self.count = count
+        self.maxDepth = maxDepth
+        // A leading UTF-8 byte order mark is ignored (RFC 8259 section 8.1 allows it).
+        if count >= 3 && base[0] == 0xEF && base[1] == 0xBB && base[2] == 0xBF { pos = 3 } else { pos = 0 }
+    }
+
+    @inline(__always)
+    func fail(_ message: String, at offset: Int? = nil) -> JSONError {
+        JSONError(offset: offset ?? pos, message: message)
+    }
+
+    // MARK: Whitespace and structure
+
+    @inline(__always)
+    mutating func skipWhitespace() {
+        while pos < count {
+            let b = base[pos]
+            if b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 { pos += 1 } else { return }
+        }
+    }
+
+    /// The next non-whitespace byte, without consuming it.
+    @inline(__always)
+    mutating func peek() throws(JSONError) -> UInt8 {
+        skipWhitespace()
+        guard pos < count else { throw fail("unexpected end of input") }
+        return base[pos]
+    }
+
+    @inline(__always)
+    mutating func expect(_ byte: UInt8, _ what: String) throws(JSONError) {
+        let b = try peek()
+        guard b == byte else { throw fail("expected \(what), found \(Self.describe(b))") }
+        pos += 1
+    }
+
+    /// Requires that only whitespace remains.
+    mutating func finish() throws(JSONError) {
+        skipWhitespace()
+        if pos < count { throw fail("unexpected \(Self.describe(base[pos])) after the JSON value") }
+    }
+
+    @inline(__always)
+    mutating func enter() throws(JSONError) {
+        depth += 1
+        if depth > maxDepth { throw fail("nesting deeper than \(maxDepth) levels") }
+    }
+
+    /// Consumes `{`; returns false (and leaves the object) when it is empty.
+    mutating func beginObject() throws(JSONError) -> Bool {
+        try expect(UInt8(ascii: "{"), "'{'")
+        try enter()
+        if try peek() == UInt8(ascii: "}") { pos += 1; depth -= 1; return false }
+        return true
+    }
+
+    /// After a member value: consumes `,` (true: another member follows) or `}` (false).
+    mutating func nextMember() throws(JSONError) -> Bool {
+        let b = try peek()
+        pos += 1
+        if b == UInt8(ascii: ",") { return true }
+        if b == UInt8(ascii: "}") { depth -= 1; return false }
+        pos -= 1
+        throw fail("expected ',' or '}' in object, found \(Self.describe(b))")
+    }
+
+    /// Reads a member name and the `:` after it.
+    mutating func readKey() throws(JSONError) -> StringToken {
+        let b = try peek()
+        guard b == UInt8(ascii: "\"") else {
+            throw fail(b == UInt8(ascii: "}") ? "trailing comma in object" : "expected a member name string, found \(Self.describe(b))")
+        }
+        let key = try scanString()
+        try expect(UInt8(ascii: ":"), "':' after member name")
+        return key
+    }
+
+    /// Consumes `[`; returns false (and leaves the array) when it is empty.
+    mutating func beginArray() throws(JSONError) -> Bool {
+        try expect(UInt8(ascii: "["), "'['")
+        try enter()
+        if try peek() == UInt8(ascii: "]") { pos += 1; depth -= 1; return false }
+        return true
+    }
+
+    /// After an element: consumes `,` (true) or `]` (false).
+    mutating func nextElement() throws(JSONError) -> Bool {
+        let b = try peek()
+        pos += 1
+        if b == UInt8(ascii: ",") {
+            if try peek() == UInt8(ascii: "]") { throw fail("trailing comma in array") }
+            return true
+        }
+        if b == UInt8(ascii: "]") { depth -= 1; return false }
+        pos -= 1
+        throw fail("expected ',' or ']' in array, found \(Self.describe(b))")
+    }
+
+    // MARK: Scalars
+
+    /// Scans a string starting at the opening quote (at `pos`, after whitespace) and validates it.
+    mutating func scanString() throws(JSONError) -> StringToken {
+        skipWhitespace()
+        guard pos < count, base[pos] == UInt8(ascii: "\"") else { throw fail("expected a string") }
+        pos += 1
+        let start = pos
+        var escaped = false
+        while pos < count {
+            let b = base[pos]
+            if b >= 0x20 && b < 0x80 && b != 0x22 && b != 0x5C { pos += 1; continue }
+            if b == 0x22 {
+                let t = StringToken(start: start, end: pos, escaped: escaped)
+                pos += 1
+                return t
+            }
+            if b == 0x5C {
+                escaped = true
+                try scanEscape()
+            } else if b < 0x20 {
+                throw fail("unescaped control character 0x\(String(b, radix: 16)) in string")
+            } else {
+                try scanUTF8Sequence()
+            }
+        }
+        throw fail("unterminated string", at: start - 1)
+    }
+
+    private mutating func scanEscape() throws(JSONError) {
+        let at = pos
+        guard pos + 1 < count else { throw fail("unterminated escape sequence") }
+        let e = base[pos + 1]
+        switch e {
+        case 0x22, 0x5C, 0x2F, UInt8(ascii: "b"), UInt8(ascii: "f"), UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+            pos += 2
+        case UInt8(ascii: "u"):
+            guard let u = hex4(at: pos + 2) else { throw fail("\\u must be followed by four hex digits", at: at) }
+            pos += 6
+            if u >= 0xD800 && u <= 0xDBFF {
+                guard pos + 1 < count, base[pos] == 0x5C, base[pos + 1] == UInt8(ascii: "u"),
+                      let low = hex4(at: pos + 2), low >= 0xDC00 && low <= 0xDFFF
+                else { throw fail("lone high surrogate \\u\(String(u, radix: 16, uppercase: true)) (not followed by a low surrogate)", at: at) }
+                pos += 6
+            } else if u >= 0xDC00 && u <= 0xDFFF {
+                throw fail("lone low surrogate \\u\(String(u, radix: 16, uppercase: true))", at: at)
+            }
+        default:
+            throw fail("invalid escape \\\(Self.describe(e))", at: at)
+        }
+    }
+
+    @inline(__always)
+    func hex4(at i: Int) -> UInt32? {
+        guard i + 4 <= count else { return nil }
+        var v: UInt32 = 0
+        for k in 0..<4 {
+            let c = base[i + k]
+            let d: UInt8
+            switch c {
+            case 0x30...0x39: d = c &- 0x30
+            case 0x41...0x46: d = c &- 0x37
+            case 0x61...0x66: d = c &- 0x57
+            default: return nil
+            }
+            v = v << 4 | UInt32(d)
+        }
+        return v
+    }
+
+    /// Validates one multi-byte UTF-8 sequence at `pos` (RFC 3629: no overlongs, no surrogates, <= U+10FFFF).
+    private mutating func scanUTF8Sequence() throws(JSONError) {
+        let b0 = base[pos]
+        var need = 0
+        var lo: UInt8 = 0x80, hi: UInt8 = 0xBF
+        switch b0 {
+        case 0xC2...0xDF: need = 1
+        case 0xE0: need = 2; lo = 0xA0
+        case 0xE1...0xEC, 0xEE...0xEF: need = 2
+        case 0xED: need = 2; hi = 0x9F
+        case 0xF0: need = 3; lo = 0x90
+        case 0xF1...0xF3: need = 3
+        case 0xF4: need = 3; hi = 0x8F
+        default: throw fail("invalid UTF-8 byte 0x\(String(b0, radix: 16))")
+        }
+        guard pos + need < count else { throw fail("truncated UTF-8 sequence") }
+        let b1 = base[pos + 1]
+        guard b1 >= lo && b1 <= hi else { throw fail("invalid UTF-8 sequence") }
+        var k = 2
+        while k <= need {
+            let b = base[pos + k]
+            guard b & 0xC0 == 0x80 else { throw fail("invalid UTF-8 sequence") }
+            k += 1
+        }
+        pos += need + 1
+    }
+
+    /// Scans a number per the RFC 8259 grammar; returns its byte range.
+    mutating func scanNumber() throws(JSONError) -> Range<Int> {
+        skipWhitespace()
+        let start = pos
+        if pos < count && base[pos] == UInt8(ascii: "-") { pos += 1 }
+        guard pos < count, isDigit(base[pos]) else { throw fail("invalid number: expected a digit", at: pos) }
+        if base[pos] == UInt8(ascii: "0") {
+            pos += 1
+            if pos < count && isDigit(base[pos]) { throw fail("invalid number: leading zero", at: start) }
+        } else {
+            while pos < count && isDigit(base[pos]) { pos += 1 }
+        }
+        if pos < count && base[pos] == UInt8(ascii: ".") {
+            pos += 1
+            guard pos < count, isDigit(base[pos]) else { throw fail("invalid number: expected a digit after '.'") }
+            while pos < count && isDigit(base[pos]) { pos += 1 }
+        }
+        if pos < count && (base[pos] | 0x20) == UInt8(ascii: "e") {
+            pos += 1
+            if pos < count && (base[pos] == UInt8(ascii: "+") || base[pos] == UInt8(ascii: "-")) { pos += 1 }
+            guard pos < count, isDigit(base[pos]) else { throw fail("invalid number: expected a digit in the exponent") }
+            while pos < count && isDigit(base[pos]) { pos += 1 }
+        }
+        return start..<pos
+    }
+
+    @inline(__always) func isDigit(_ b: UInt8) -> Bool { b &- 0x30 < 10 }
+
+    /// Consumes `true`, `false` or `null` (the byte at `pos` is its first letter).
+    mutating func scanLiteral() throws(JSONError) -> JSONValue {
+        skipWhitespace()
+        if matches("true") { pos += 4; return .bool(true) }
+        if matches("false") { pos += 5; return .bool(false) }
+        if matches("null") { pos += 4; return .null }
+        throw fail("invalid literal")
+    }
+
+    func matches(_ word: StaticString) -> Bool {
+        let n = word.utf8CodeUnitCount
+        guard pos + n <= count else { return false }
+        let w = word.utf8Start
+        for i in 0..<n where base[pos + i] != w[i] { return false }
+        return true
+    }
+
+    /// Skips (and fully validates) one value of any kind.
+    mutating func skipValue() throws(JSONError) {
+        let b = try peek()
+        switch b {
+        case UInt8(ascii: "\""): _ = try scanString()
+        case UInt8(ascii: "{"):
+            if try beginObject() {
+                repeat { _ = try readKey(); try skipValue() } while try nextMember()
+            }
+        case UInt8(ascii: "["):
+            if try beginArray() {
+                repeat { try skipValue() } while try nextElement()
+            }
+        case UInt8(ascii: "-"), 0x30...0x39: _ = try scanNumber()
+        case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"): _ = try scanLiteral()
+        default: throw fail("unexpected \(Self.describe(b))")
+        }
+    }
+
+    // MARK: Decoding tokens
+
+    /// The decoded text of a string token.
+    func string(_ t: StringToken) -> String {
+        if !t.escaped {
+            return String(decoding: UnsafeBufferPointer(start: base + t.start, count: t.length), as: UTF8.self)
+        }
+        var out = [UInt8]()
+        out.reserveCapacity(t.length)
+        unescape(t, into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends the decoded UTF-8 bytes of a (validated) string token.
+    func unescape(_ t: StringToken, into out: inout [UInt8]) {
+        var i = t.start
+        while i < t.end {
+            let b = base[i]
+            if b != 0x5C { out.append(b); i += 1; continue }
+            let e = base[i + 1]
+            i += 2
+            switch e {
+            case UInt8(ascii: "b"): out.append(0x08)
+            case UInt8(ascii: "f"): out.append(0x0C)
+            case UInt8(ascii: "n"): out.append(0x0A)
+            case UInt8(ascii: "r"): out.append(0x0D)
+            case UInt8(ascii: "t"): out.append(0x09)
+            case UInt8(ascii: "u"):
+                var scalar = hex4(at: i) ?? 0xFFFD
+                i += 4
+                if scalar >= 0xD800 && scalar <= 0xDBFF, let low = hex4(at: i + 2) {
+                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                    i += 6
+                }
+                appendUTF8(scalar, into: &out)
+            default: out.append(e)  // " \ /
+            }
+        }
+    }
+
+    /// Appends the UTF-8 encoding of a scalar value (validated by `scanEscape`).
+    @inline(__always)
+    func appendUTF8(_ v: UInt32, into out: inout [UInt8]) {
+        switch v {
+        case 0..<0x80: out.append(UInt8(v))
+        case 0x80..<0x800:
+            out.append(UInt8(0xC0 | v >> 6)); out.append(UInt8(0x80 | v & 0x3F))
+        case 0x800..<0x10000:
+            out.append(UInt8(0xE0 | v >> 12)); out.append(UInt8(0x80 | v >> 6 & 0x3F)); out.append(UInt8(0x80 | v & 0x3F))
+        default:
+            out.append(UInt8(0xF0 | v >> 18)); out.append(UInt8(0x80 | v >> 12 & 0x3F))
+            out.append(UInt8(0x80 | v >> 6 & 0x3F)); out.append(UInt8(0x80 | v & 0x3F))
+        }
+    }
+
+    /// True when the token's decoded text equals `s` (ASCII fast path without allocation).
+    func equals(_ t: StringToken, _ s: StaticString) -> Bool {
+        if t.escaped { return string(t) == s.description }
+        let n = s.utf8CodeUnitCount
+        guard t.length == n else { return false }
+        let p = s.utf8Start
+        for i in 0..<n where base[t.start + i] != p[i] { return false }
+        return true
+    }
+
+    /// True when the token's raw bytes start with `prefix` (no escapes considered).
+    func hasPrefix(_ t: StringToken, _ prefix: StaticString) -> Bool {
+        let n = prefix.utf8CodeUnitCount
+        guard t.length >= n else { return false }
+        let p = prefix.utf8Start
+        for i in 0..<n where base[t.start + i] != p[i] { return false }
+        return true
+    }
+
+    func text(_ r: Range<Int>) -> String {
+        String(decoding: UnsafeBufferPointer(start: base + r.lowerBound, count: r.count), as: UTF8.self)
+    }
+
+    static func describe(_ b: UInt8) -> String {
+        if b >= 0x21 && b < 0x7F { return "'\(Character(Unicode.Scalar(b)))'" }
+        return "byte 0x\(String(b, radix: 16))"
+    }
+}
+
+extension JSONScanner {
+    /// Runs `body` with a scanner over `bytes` (contiguous storage is used in place when available).
+    static func with<R>(
+        _ bytes: some Collection<UInt8>, maxDepth: Int,
+        _ body: (inout JSONScanner) throws(JSONError) -> R
+    ) throws(JSONError) -> R {
+        let run: (UnsafeBufferPointer<UInt8>) -> Result<R, JSONError> = { buf in
+            guard let p = buf.baseAddress, buf.count > 0 else {
+                return .failure(JSONError(offset: 0, message: "empty input"))
+            }
+            var s = JSONScanner(base: p, count: buf.count, maxDepth: maxDepth)
+            do throws(JSONError) { return .success(try body(&s)) } catch { return .failure(error) }
+        }
+        if let r = bytes.withContiguousStorageIfAvailable(run) { return try r.get() }
+        return try Array(bytes).withUnsafeBufferPointer(run).get()
+    }
+}

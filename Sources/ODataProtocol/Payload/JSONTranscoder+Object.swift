@@ -1,0 +1,406 @@
+/// Control information gathered while an object is written; it is inserted at the start of
+/// the object once the object is complete (V2 `__metadata` and V4 annotations may come in any order).
+struct ObjectHeader {
+    var etag: JSONScanner.StringToken?
+    /// Qualified type name without `#`, as the payload stated it.
+    var type: String?
+    var id: JSONScanner.StringToken?
+    /// `@odata.context` kept for delta items (fragment form, e.g. `#Orders/$entity`).
+    var context: String?
+    /// Compact JSON of the `@odata.removed` object of a deleted-entity entry.
+    var removed: [UInt8]?
+    var media: [(name: StaticString, value: JSONScanner.StringToken)] = []
+    var isTombstone = false
+    var isLink = false
+}
+
+enum ObjectRole { case topLevel, nested, reference }
+
+/// State of the top-level object of a V4 body (count, links, context, `value`).
+struct TopLevelState {
+    var count: String?
+    var nextLink: String?
+    var deltaLink: String?
+    var context: String?
+    /// Type of the elements of `value` when it holds primitive or complex values.
+    var valueKind: (PayloadMember.Kind, Bool)?
+    /// Items type for entity collections.
+    var itemType: PayloadTypeInfo?
+    var referencesExpected = false
+    /// Set when `value` was an array: the number of its elements.
+    var items: Int?
+    var sawValue = false
+    var sawProperty = false
+}
+
+extension JSONTranscoder {
+    /// Writes the object at the current position in canonical form and returns its control
+    /// information. `declared` is the type the schema expects there (nil without a model).
+    @discardableResult
+    mutating func writeObject(declared: PayloadTypeInfo?, role: ObjectRole) throws(JSONError) -> ObjectHeader {
+        var top = TopLevelState()
+        return try writeObject(declared: declared, role: role, top: &top)
+    }
+
+    mutating func writeObject(declared: PayloadTypeInfo?, role: ObjectRole, top: inout TopLevelState) throws(JSONError) -> ObjectHeader {
+        byte(UInt8(ascii: "{"))
+        let bodyStart = out.count
+        var wrote = false
+        var h = ObjectHeader()
+        var current = declared
+        var keysSeen = 0
+        var hintKey: JSONScanner.StringToken? = nil
+        var hint: (PayloadMember.Kind, Bool) = (.unknown, false)
+        let frame = seenKeys.count
+        if try s.beginObject() {
+            repeat {
+                let k = try s.readKey()
+                try noteKey(k, frame: frame)
+                let first = k.length > 0 ? s.base[k.start] : 0
+                if first == UInt8(ascii: "@") || first == UInt8(ascii: "#") || (first == UInt8(ascii: "o") && s.hasPrefix(k, "odata.")) {
+                    try controlMember(k, &h, &current, role: role, top: &top)
+                    continue
+                }
+                if first == UInt8(ascii: "_") && version == .v2 && s.equals(k, "__metadata") {
+                    try readV2Metadata(&h)
+                    if let t = h.type, let ti = index?.type(t) { current = ti }
+                    continue
+                }
+                if let at = annotationSeparator(k) {
+                    try propertyAnnotation(k, at: at, &hintKey, &hint, &wrote)
+                    continue
+                }
+                if role == .topLevel && s.equals(k, "value") && !contextIsSingle(top.context) {
+                    top.sawValue = true
+                    key(k, comma: wrote); wrote = true
+                    try writeTopValue(&top)
+                    continue
+                }
+                if role == .topLevel { top.sawProperty = true }
+                if h.isTombstone {
+                    if s.equals(k, "id"), try s.peek() == UInt8(ascii: "\"") { h.id = try s.scanString(); continue }
+                    if s.equals(k, "reason") {
+                        let start = out.count
+                        ascii("{\"reason\":"); try copyValue(); byte(UInt8(ascii: "}"))
+                        h.removed = Array(out[start...]); out.removeSubrange(start...)
+                        continue
+                    }
+                    if s.equals(k, "when") { try s.skipValue(); continue }
+                }
+                if role == .reference && s.equals(k, "uri"), try s.peek() == UInt8(ascii: "\"") {
+                    h.id = try s.scanString()
+                    continue
+                }
+                let member = current?.members[s.string(k)]
+                if let m = member {
+                    if m.isKey { keysSeen += 1 }
+                    if case .navigation(let target) = m.kind {
+                        try writeNavigation(k, target: index?.type(target), collection: m.isCollection, &wrote)
+                        continue
+                    }
+                } else if version == .v2, try s.peek() == UInt8(ascii: "{"), let fk = try peekFirstKey(),
+                          s.equals(fk, "__deferred") || isV2FeedKey(fk) {
+                    try writeNavigation(k, target: nil, collection: true, &wrote)
+                    continue
+                }
+                key(k, comma: wrote)
+                wrote = true
+                if let hk = hintKey, hk.length == k.length, memcmpEqual(hk.start, k.start, k.length) {
+                    try writeValue(hint.0, collection: hint.1)
+                } else if let m = member {
+                    try writeValue(m.kind, collection: m.isCollection)
+                } else {
+                    try writeUntyped()
+                }
+            } while try s.nextMember()
+        }
+        seenKeys.removeSubrange(frame...)
+        if role == .topLevel {
+            if let n = top.nextLink { key("@odata.nextLink", comma: wrote); string(n); wrote = true }
+            if let d = top.deltaLink { key("@odata.deltaLink", comma: wrote); string(d); wrote = true }
+        }
+        byte(UInt8(ascii: "}"))
+        insertHeader(h, at: bodyStart, declared: declared, current: current, keysSeen: keysSeen,
+                     role: role, top: top, hasMembers: wrote)
+        return h
+    }
+
+    /// Position of `@` inside a member name (a property annotation `Name@term`), if any.
+    func annotationSeparator(_ k: JSONScanner.StringToken) -> Int? {
+        var i = k.start + 1
+        while i < k.end {
+            if s.base[i] == UInt8(ascii: "@") { return i }
+            i += 1
+        }
+        return nil
+    }
+
+    /// The annotation term without `@` and without the `odata.` prefix; nil for custom terms.
+    func controlName(_ k: JSONScanner.StringToken, from start: Int) -> String? {
+        var i = start
+        if i < k.end && s.base[i] == UInt8(ascii: "@") { i += 1 }
+        var name = String(decoding: UnsafeBufferPointer(start: s.base + i, count: k.end - i), as: UTF8.self)
+        if name.hasPrefix("odata.") { name.removeFirst(6) } else if name.contains(".") { return nil }
+        return name
+    }
+
+    mutating func controlMember(_ k: JSONScanner.StringToken, _ h: inout ObjectHeader, _ current: inout PayloadTypeInfo?,
+                                role: ObjectRole, top: inout TopLevelState) throws(JSONError) {
+        // "#Namespace.Action": an advertised operation, never data.
+        guard s.base[k.start] != UInt8(ascii: "#"), let name = controlName(k, from: k.start) else { return try s.skipValue() }
+        let isString = try s.peek() == UInt8(ascii: "\"")
+        switch name {
+        case "etag" where isString: h.etag = try s.scanString()
+        case "id" where isString: h.id = try s.scanString()
+        case "type" where isString:
+            var t = s.string(try s.scanString())
+            if t.hasPrefix("#") { t.removeFirst() }
+            if role == .topLevel, current == nil || index?.type(t) == nil {
+                let kind = PayloadModelIndex.annotatedKind(t, index: index)
+                if case .primitive = kind.0 { top.valueKind = kind; return }
+                if kind.1 { top.valueKind = kind; return }
+            }
+            h.type = t
+            if let ti = index?.type(t) { current = ti }
+        case "context" where isString:
+            let c = s.string(try s.scanString())
+            if role == .topLevel { top.context = c; return }
+            let fragment = c.firstIndex(of: "#").map { String(c[$0...]) } ?? ("#" + c)
+            if c.hasSuffix("$deletedEntity") {
+                h.isTombstone = true
+            } else if c.hasSuffix("$link") || c.hasSuffix("$deletedLink") {
+                h.isLink = true
+                h.context = fragment
+            } else if c.hasSuffix("/$entity") {
+                h.context = fragment
+                let set = fragment.dropFirst().split(separator: "/").first.map(String.init) ?? ""
+                if let ti = index?.typeOfSet(set) { current = ti }
+            }
+        case "removed", "odata.removed":
+            let start = out.count
+            try copyValue()
+            h.removed = Array(out[start...])
+            out.removeSubrange(start...)
+            h.isTombstone = true
+        case "count" where role == .topLevel: top.count = try readScalarText()
+        case "nextLink" where role == .topLevel: top.nextLink = try readLink()
+        case "deltaLink" where role == .topLevel: top.deltaLink = try readLink()
+        case "mediaReadLink" where isString: h.media.append(("mediaReadLink", try s.scanString()))
+        case "mediaEditLink" where isString: h.media.append(("mediaEditLink", try s.scanString()))
+        case "mediaContentType" where isString: h.media.append(("mediaContentType", try s.scanString()))
+        case "mediaEtag" where isString: h.media.append(("mediaEtag", try s.scanString()))
+        default: try s.skipValue()
+        }
+    }
+
+    /// `Name@odata.type` becomes the type of the following `Name`; navigation counts and links,
+    /// and stream-property media links, are kept; every other property annotation is dropped.
+    mutating func propertyAnnotation(_ k: JSONScanner.StringToken, at: Int, _ hintKey: inout JSONScanner.StringToken?,
+                                     _ hint: inout (PayloadMember.Kind, Bool), _ wrote: inout Bool) throws(JSONError) {
+        guard let term = controlName(k, from: at) else { return try s.skipValue() }
+        switch term {
+        case "type":
+            guard try s.peek() == UInt8(ascii: "\"") else { return try s.skipValue() }
+            let t = s.string(try s.scanString())
+            hintKey = JSONScanner.StringToken(start: k.start, end: at, escaped: false)
+            hint = PayloadModelIndex.annotatedKind(t, index: index)
+        case "count":
+            guard let n = try readScalarText(), EdmLiteral.isJSONInteger(Array(n.utf8)) else { return }
+            writeAnnotationKey(k, at: at, term: "@odata.count", &wrote)
+            out.append(contentsOf: n.utf8)
+        case "nextLink", "deltaLink", "mediaReadLink", "mediaEditLink", "mediaContentType", "mediaEtag":
+            guard try s.peek() == UInt8(ascii: "\"") else { return try s.skipValue() }
+            let v = try s.scanString()
+            writeAnnotationKey(k, at: at, term: "@odata." + term, &wrote)
+            rawString(v)
+        default: try s.skipValue()
+        }
+    }
+
+    mutating func writeAnnotationKey(_ k: JSONScanner.StringToken, at: Int, term: String, _ wrote: inout Bool) {
+        if wrote { byte(UInt8(ascii: ",")) }
+        wrote = true
+        byte(UInt8(ascii: "\""))
+        rawBytes(k.start..<at)
+        out.append(contentsOf: term.utf8)
+        ascii("\":")
+    }
+
+    /// A navigation property's value: dropped when deferred (V2 `__deferred`), otherwise the
+    /// expanded entity, `null`, or an array of entities with `Name@odata.count`/`Name@odata.nextLink`.
+    mutating func writeNavigation(_ k: JSONScanner.StringToken, target: PayloadTypeInfo?, collection: Bool,
+                                  _ wrote: inout Bool) throws(JSONError) {
+        let b = try s.peek()
+        if b == UInt8(ascii: "{"), version == .v2, let fk = try peekFirstKey() {
+            if s.equals(fk, "__deferred") { return try s.skipValue() }
+            if isV2FeedKey(fk) {
+                if wrote { byte(UInt8(ascii: ",")) }
+                wrote = true
+                let annotationAt = out.count
+                key(k, comma: false)
+                return try writeV2InlineFeed(target: target, navName: k, annotationAt: annotationAt)
+            }
+        }
+        key(k, comma: wrote)
+        wrote = true
+        switch b {
+        case UInt8(ascii: "{"): try writeObject(declared: target, role: .nested)
+        case UInt8(ascii: "["): try writeEntityArray(target)
+        default: try copyValue()
+        }
+    }
+
+    mutating func writeEntityArray(_ type: PayloadTypeInfo?) throws(JSONError) {
+        byte(UInt8(ascii: "["))
+        if try s.beginArray() {
+            var comma = false
+            repeat {
+                if comma { byte(UInt8(ascii: ",")) }
+                comma = true
+                if try s.peek() == UInt8(ascii: "{") { try writeObject(declared: type, role: .nested) } else { try writeUntyped() }
+            } while try s.nextElement()
+        }
+        byte(UInt8(ascii: "]"))
+    }
+
+    /// A V2 inline feed object (`{"results": [...], "__count": "2", "__next": "..."}`) written as an
+    /// array; its count and next link become `Name@odata.count`/`Name@odata.nextLink`, inserted
+    /// before the property at `annotationAt`.
+    mutating func writeV2InlineFeed(target: PayloadTypeInfo?, navName: JSONScanner.StringToken?,
+                                    annotationAt: Int?) throws(JSONError) {
+        var count: String? = nil
+        var next: String? = nil
+        var wroteResults = false
+        if try s.beginObject() {
+            repeat {
+                let k = try s.readKey()
+                if s.equals(k, "results"), !wroteResults, try s.peek() == UInt8(ascii: "[") {
+                    try writeEntityArray(target)
+                    wroteResults = true
+                } else if s.equals(k, "__count") {
+                    count = try readScalarText()
+                } else if s.equals(k, "__next") {
+                    next = try readLink()
+                } else {
+                    try s.skipValue()
+                }
+            } while try s.nextMember()
+        }
+        if !wroteResults { ascii("[]") }
+        guard let navName, let annotationAt, count != nil || next != nil else { return }
+        var ann: [UInt8] = []
+        let name = UnsafeBufferPointer(start: s.base + navName.start, count: navName.length)
+        if let count, EdmLiteral.isJSONInteger(Array(count.utf8)) {
+            ann.append(UInt8(ascii: "\"")); ann.append(contentsOf: name); ann.append(contentsOf: "@odata.count\":".utf8)
+            ann.append(contentsOf: count.utf8); ann.append(UInt8(ascii: ","))
+        }
+        if let next {
+            ann.append(UInt8(ascii: "\"")); ann.append(contentsOf: name); ann.append(contentsOf: "@odata.nextLink\":".utf8)
+            JSONWriter.writeString(next, into: &ann); ann.append(UInt8(ascii: ","))
+        }
+        out.insert(contentsOf: ann, at: annotationAt)
+    }
+
+    /// Reads V2 `__metadata`: etag, type, id (or uri) and the media-resource links.
+    mutating func readV2Metadata(_ h: inout ObjectHeader) throws(JSONError) {
+        guard try s.peek() == UInt8(ascii: "{") else { return try s.skipValue() }
+        var uri: JSONScanner.StringToken? = nil
+        if try s.beginObject() {
+            repeat {
+                let k = try s.readKey()
+                guard try s.peek() == UInt8(ascii: "\"") else { try s.skipValue(); continue }
+                if s.equals(k, "etag") { h.etag = try s.scanString() }
+                else if s.equals(k, "type") { h.type = s.string(try s.scanString()) }
+                else if s.equals(k, "id") { h.id = try s.scanString() }
+                else if s.equals(k, "uri") { uri = try s.scanString() }
+                else if s.equals(k, "media_src") { h.media.append(("mediaReadLink", try s.scanString())) }
+                else if s.equals(k, "edit_media") { h.media.append(("mediaEditLink", try s.scanString())) }
+                else if s.equals(k, "content_type") { h.media.append(("mediaContentType", try s.scanString())) }
+                else if s.equals(k, "media_etag") { h.media.append(("mediaEtag", try s.scanString())) }
+                else { try s.skipValue() }
+            } while try s.nextMember()
+        }
+        if h.id == nil { h.id = uri }
+    }
+
+    /// True when a top-level context URL says the payload is one entity (`.../$entity`).
+    func contextIsSingle(_ context: String?) -> Bool {
+        guard let c = context else { return false }
+        return c.hasSuffix("/$entity")
+    }
+
+    /// The top-level `value`: a collection (entities, values or references) or a single value.
+    mutating func writeTopValue(_ top: inout TopLevelState) throws(JSONError) {
+        let b = try s.peek()
+        guard b == UInt8(ascii: "[") else {
+            if let vk = top.valueKind { try writeValue(vk.0, collection: vk.1) } else { try writeUntyped() }
+            return
+        }
+        byte(UInt8(ascii: "["))
+        var n = 0
+        if try s.beginArray() {
+            repeat {
+                if n > 0 { byte(UInt8(ascii: ",")) }
+                n += 1
+                if let vk = top.valueKind {
+                    try writeValue(vk.0, collection: false)
+                } else if try s.peek() == UInt8(ascii: "{") {
+                    try writeObject(declared: top.itemType, role: top.referencesExpected ? .reference : .nested)
+                } else {
+                    try writeUntyped()
+                }
+            } while try s.nextElement()
+        }
+        byte(UInt8(ascii: "]"))
+        top.items = n
+    }
+
+    mutating func insertHeader(_ h: ObjectHeader, at position: Int, declared: PayloadTypeInfo?, current: PayloadTypeInfo?,
+                               keysSeen: Int, role: ObjectRole, top: TopLevelState, hasMembers: Bool) {
+        var hdr: [UInt8] = []
+        func member(_ name: StaticString) {
+            if !hdr.isEmpty { hdr.append(UInt8(ascii: ",")) }
+            hdr.append(UInt8(ascii: "\""))
+            hdr.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+            hdr.append(contentsOf: "\":".utf8)
+        }
+        func raw(_ t: JSONScanner.StringToken) {
+            hdr.append(UInt8(ascii: "\""))
+            hdr.append(contentsOf: UnsafeBufferPointer(start: s.base + t.start, count: t.length))
+            hdr.append(UInt8(ascii: "\""))
+        }
+        if role == .topLevel, let c = top.count, EdmLiteral.isJSONInteger(Array(c.utf8)) {
+            member("@odata.count"); hdr.append(contentsOf: c.utf8)
+        }
+        if let c = h.context { member("@odata.context"); JSONWriter.writeString(c, into: &hdr) }
+        if h.isTombstone {
+            member("@odata.removed")
+            hdr.append(contentsOf: h.removed ?? Array(#"{"reason":"deleted"}"#.utf8))
+        }
+        if let id = h.id {
+            let keysIncomplete = current.map { $0.isEntity && keysSeen < $0.keyNames.count } ?? true
+            if h.isTombstone || role == .reference || keysIncomplete {
+                member("@odata.id"); raw(id)
+            }
+        }
+        if let e = h.etag { member("@odata.etag"); raw(e) }
+        let isValueResult = role == .topLevel && top.sawValue && !top.sawProperty
+        if let t = h.type, !t.hasPrefix("Collection("), !isValueResult {
+            let resolved = index?.model.resolve(t) ?? t
+            let isPrimitive = EdmPrimitiveKind(qualifiedName: resolved.contains(".") ? resolved : "Edm." + resolved) != nil
+            if !isPrimitive && resolved != declared?.qualifiedName {
+                member("@odata.type"); JSONWriter.writeString("#" + resolved, into: &hdr)
+            }
+        }
+        for m in h.media {
+            if !hdr.isEmpty { hdr.append(UInt8(ascii: ",")) }
+            hdr.append(contentsOf: "\"@odata.".utf8)
+            hdr.append(contentsOf: UnsafeBufferPointer(start: m.name.utf8Start, count: m.name.utf8CodeUnitCount))
+            hdr.append(contentsOf: "\":".utf8)
+            raw(m.value)
+        }
+        guard !hdr.isEmpty else { return }
+        if hasMembers { hdr.append(UInt8(ascii: ",")) }
+        out.insert(contentsOf: hdr, at: position)
+    }
+}

@@ -1,0 +1,167 @@
+/// The streaming core of the JSON payload decoders: reads a V2 or V4 JSON body token by token
+/// (`JSONScanner`) and writes the canonical shape (docs/json-shape.md) straight into `out`,
+/// typing values from the model as it goes. No tree is built for entity data: validated
+/// strings and numbers are copied as byte spans.
+///
+/// One instance decodes one body on one thread; it borrows the scanner's memory.
+struct JSONTranscoder {
+    var s: JSONScanner
+    var out: [UInt8] = []
+    let version: ODataVersion
+    let index: PayloadModelIndex?
+    /// Raw member-name spans of the objects being written (duplicate detection), one frame per open object.
+    var seenKeys: [JSONScanner.StringToken] = []
+
+    init(scanner: JSONScanner, version: ODataVersion, index: PayloadModelIndex?, capacity: Int) {
+        s = scanner
+        self.version = version
+        self.index = index
+        out.reserveCapacity(capacity + capacity / 8 + 64)
+    }
+
+    // MARK: Output helpers
+
+    @inline(__always) mutating func byte(_ b: UInt8) { out.append(b) }
+
+    @inline(__always) mutating func ascii(_ text: StaticString) {
+        out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    /// Appends the raw span of a string token, quotes included (already valid JSON).
+    @inline(__always) mutating func rawString(_ t: JSONScanner.StringToken) {
+        out.append(UInt8(ascii: "\""))
+        out.append(contentsOf: UnsafeBufferPointer(start: s.base + t.start, count: t.length))
+        out.append(UInt8(ascii: "\""))
+    }
+
+    @inline(__always) mutating func rawBytes(_ r: Range<Int>) {
+        out.append(contentsOf: UnsafeBufferPointer(start: s.base + r.lowerBound, count: r.count))
+    }
+
+    mutating func string(_ text: String) { JSONWriter.writeString(text, into: &out) }
+
+    /// `"name":` with a leading comma when `comma`.
+    @inline(__always) mutating func key(_ t: JSONScanner.StringToken, comma: Bool) {
+        if comma { out.append(UInt8(ascii: ",")) }
+        rawString(t)
+        out.append(UInt8(ascii: ":"))
+    }
+
+    mutating func key(_ name: StaticString, comma: Bool) {
+        if comma { out.append(UInt8(ascii: ",")) }
+        out.append(UInt8(ascii: "\""))
+        ascii(name)
+        ascii("\":")
+    }
+
+    // MARK: Generic copies
+
+    /// Copies one value compactly, unchanged (whitespace between tokens dropped).
+    mutating func copyValue() throws(JSONError) {
+        let b = try s.peek()
+        switch b {
+        case UInt8(ascii: "\""): rawString(try s.scanString())
+        case UInt8(ascii: "{"):
+            byte(UInt8(ascii: "{"))
+            if try s.beginObject() {
+                var comma = false
+                repeat {
+                    key(try s.readKey(), comma: comma)
+                    comma = true
+                    try copyValue()
+                } while try s.nextMember()
+            }
+            byte(UInt8(ascii: "}"))
+        case UInt8(ascii: "["):
+            byte(UInt8(ascii: "["))
+            if try s.beginArray() {
+                var comma = false
+                repeat {
+                    if comma { byte(UInt8(ascii: ",")) }
+                    comma = true
+                    try copyValue()
+                } while try s.nextElement()
+            }
+            byte(UInt8(ascii: "]"))
+        case UInt8(ascii: "-"), 0x30...0x39: rawBytes(try s.scanNumber())
+        case UInt8(ascii: "t"):
+            _ = try s.scanLiteral(); ascii("true")
+        case UInt8(ascii: "f"):
+            _ = try s.scanLiteral(); ascii("false")
+        case UInt8(ascii: "n"):
+            _ = try s.scanLiteral(); ascii("null")
+        default: throw s.fail("unexpected \(JSONScanner.describe(b))")
+        }
+    }
+
+    /// Reads a string or a number as text (a count sent as `"5"` or `5`); nil for other values (skipped).
+    mutating func readScalarText() throws(JSONError) -> String? {
+        let b = try s.peek()
+        if b == UInt8(ascii: "\"") { return s.string(try s.scanString()) }
+        if b == UInt8(ascii: "-") || (b >= 0x30 && b <= 0x39) { return s.text(try s.scanNumber()) }
+        try s.skipValue()
+        return nil
+    }
+
+    /// A next/delta link: a string, or pyslet's `{"uri": "..."}` object.
+    mutating func readLink() throws(JSONError) -> String? {
+        let b = try s.peek()
+        if b == UInt8(ascii: "\"") { return s.string(try s.scanString()) }
+        if b == UInt8(ascii: "{") {
+            var link: String? = nil
+            if try s.beginObject() {
+                repeat {
+                    let k = try s.readKey()
+                    if s.equals(k, "uri"), try s.peek() == UInt8(ascii: "\"") {
+                        link = s.string(try s.scanString())
+                    } else {
+                        try s.skipValue()
+                    }
+                } while try s.nextMember()
+            }
+            return link
+        }
+        try s.skipValue()
+        return nil
+    }
+
+    /// The first member name of the object at the current position, without consuming anything.
+    mutating func peekFirstKey() throws(JSONError) -> JSONScanner.StringToken? {
+        let save = (s.pos, s.depth)
+        defer { s.pos = save.0; s.depth = save.1 }
+        guard try s.peek() == UInt8(ascii: "{"), try s.beginObject() else { return nil }
+        return try s.readKey()
+    }
+
+    /// True when the object at the current position has exactly one member (looks ahead, consumes nothing).
+    mutating func objectHasSingleMember() throws(JSONError) -> Bool {
+        let save = (s.pos, s.depth)
+        defer { s.pos = save.0; s.depth = save.1 }
+        guard try s.peek() == UInt8(ascii: "{"), try s.beginObject() else { return false }
+        _ = try s.readKey()
+        try s.skipValue()
+        return try !s.nextMember()
+    }
+
+    /// Records a member name of the current object; throws on a repeated name (compared as spelled).
+    mutating func noteKey(_ k: JSONScanner.StringToken, frame: Int) throws(JSONError) {
+        var i = frame
+        while i < seenKeys.count {
+            let o = seenKeys[i]
+            if o.length == k.length && memcmpEqual(o.start, k.start, k.length) {
+                throw JSONError(offset: k.start - 1, message: "duplicate property \"\(s.string(k))\"")
+            }
+            i += 1
+        }
+        seenKeys.append(k)
+    }
+
+    @inline(__always) func memcmpEqual(_ a: Int, _ b: Int, _ n: Int) -> Bool {
+        var i = 0
+        while i < n {
+            if s.base[a + i] != s.base[b + i] { return false }
+            i += 1
+        }
+        return true
+    }
+}

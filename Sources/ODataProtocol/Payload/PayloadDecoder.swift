@@ -1,0 +1,82 @@
+/// Decodes OData response bodies (V2 JSON verbose, V4 JSON, V2 Atom) into the canonical JSON
+/// shape documented in docs/json-shape.md. Pure and thread-safe (no shared state).
+public enum PayloadDecoder {
+    /// Nesting limit for JSON bodies (expanded navigation and complex values); deeper input is an error.
+    public static let maxDepth = 256
+
+    /// Decodes `body` into the canonical shape.
+    ///
+    /// - Parameters:
+    ///   - contentType: the response's `Content-Type`; nil sniffs the first byte (`{`/`[` JSON, `<` XML).
+    ///   - version: the service's protocol version (selects the V2 or V4 JSON reader).
+    ///   - model: the service's schema; without it values are passed through untyped (V2 `/Date(...)/`
+    ///     strings are still converted) and Int64/Decimal numbers stay numbers.
+    ///   - entitySet: the set the result belongs to (types the entities), or nil.
+    ///   - entityType: the entity type when there is no set (e.g. a navigation result), or nil.
+    ///   - target: what the request addressed, when known (see `PayloadTarget`).
+    public static func decode(_ body: [UInt8], contentType: String?, version: ODataVersion, model: ServiceModel?,
+                              entitySet: String?, entityType: String? = nil,
+                              target: PayloadTarget = .automatic) throws(PayloadError) -> DecodedPayload {
+        let index = model.map(PayloadModelIndex.init)
+        var declared: PayloadTypeInfo? = nil
+        if let entityType { declared = index?.type(entityType) }
+        if declared == nil, let entitySet { declared = index?.typeOfSet(entitySet) }
+        var valueKind: (PayloadMember.Kind, Bool)? = nil
+        if case .value(let ref?) = target {
+            let kind = index?.memberKind(ref.name) ?? PayloadModelIndex.annotatedKind(ref.name, index: nil).0
+            valueKind = (kind, ref.isCollection)
+        }
+
+        switch MediaType.classify(contentType, body: body) {
+        case .json:
+            return try decodeJSON(body, version: version, index: index, declared: declared, target: target, valueKind: valueKind)
+        case .xml:
+            return try AtomDecoder.decode(body, model: model, index: index, declared: declared, target: target)
+        case .other(let t):
+            throw PayloadError(.unsupportedContentType, "cannot decode a body of type \(t)")
+        }
+    }
+
+    static func decodeJSON(_ body: [UInt8], version: ODataVersion, index: PayloadModelIndex?, declared: PayloadTypeInfo?,
+                           target: PayloadTarget, valueKind: (PayloadMember.Kind, Bool)?) throws(PayloadError) -> DecodedPayload {
+        do {
+            return try JSONScanner.with(body, maxDepth: maxDepth) { (s: inout JSONScanner) throws(JSONError) -> DecodedPayload in
+                var t = JSONTranscoder(scanner: s, version: version, index: index, capacity: body.count)
+                let r = version == .v2
+                    ? try t.decodeV2(declared: declared, target: target, valueKind: valueKind)
+                    : try t.decodeV4(declared: declared, target: target, valueKind: valueKind)
+                try t.s.finish()
+                return DecodedPayload(json: String(decoding: t.out, as: UTF8.self), count: r.count.flatMap { Int64($0) },
+                                      nextLink: r.nextLink, deltaLink: r.deltaLink, etag: r.etag, entityCount: r.entityCount)
+            }
+        } catch {
+            let kind: PayloadError.Kind = error.message.hasPrefix("duplicate property") ? .invalid : .malformed
+            throw PayloadError(kind, error.message, offset: error.offset)
+        }
+    }
+}
+
+/// Content-type classification shared by the codecs.
+enum MediaType: Equatable {
+    case json, xml, other(String)
+
+    /// The media type without parameters, lowercased (`application/json`).
+    static func essence(_ contentType: String) -> String {
+        let base = contentType.split(separator: ";", maxSplits: 1).first.map(String.init) ?? contentType
+        return String(base.filter { $0 != " " && $0 != "\t" }).lowercased()
+    }
+
+    static func classify(_ contentType: String?, body: [UInt8]) -> MediaType {
+        if let ct = contentType, !ct.isEmpty {
+            let e = essence(ct)
+            if e.hasSuffix("json") || e.hasSuffix("+json") { return .json }
+            if e.hasSuffix("xml") { return .xml }
+            return .other(e)
+        }
+        var i = 0
+        if body.count >= 3, body[0] == 0xEF, body[1] == 0xBB, body[2] == 0xBF { i = 3 }
+        while i < body.count, body[i] == 0x20 || body[i] == 0x0A || body[i] == 0x0D || body[i] == 0x09 { i += 1 }
+        if i < body.count, body[i] == UInt8(ascii: "<") { return .xml }
+        return .json
+    }
+}

@@ -1,0 +1,97 @@
+/// What a decoder needs to know about one member of a structured type.
+struct PayloadMember {
+    enum Kind {
+        case primitive(EdmPrimitiveKind)
+        /// An entity or complex type, by qualified name.
+        case structured(String)
+        case enumeration
+        case navigation(target: String)
+        case unknown
+    }
+    var kind: Kind
+    var isCollection: Bool
+    var isKey: Bool
+
+    var isNavigation: Bool { if case .navigation = kind { return true } else { return false } }
+}
+
+/// A structured type flattened for fast lookups while decoding (inherited members included).
+final class PayloadTypeInfo {
+    let qualifiedName: String
+    let isEntity: Bool
+    let keyNames: [String]
+    let members: [String: PayloadMember]
+
+    init(qualifiedName: String, isEntity: Bool, keyNames: [String], members: [String: PayloadMember]) {
+        self.qualifiedName = qualifiedName
+        self.isEntity = isEntity
+        self.keyNames = keyNames
+        self.members = members
+    }
+}
+
+/// Lookup caches over a `ServiceModel` for one decode or encode call (not shared between
+/// threads: each call builds its own, so the model itself stays immutable and `Sendable`).
+final class PayloadModelIndex {
+    let model: ServiceModel
+    private var types: [String: PayloadTypeInfo] = [:]
+
+    init(_ model: ServiceModel) { self.model = model }
+
+    /// The flattened type for a qualified (or alias-qualified) name, `#` prefix allowed.
+    func type(_ rawName: String) -> PayloadTypeInfo? {
+        let name = rawName.hasPrefix("#") ? String(rawName.dropFirst()) : rawName
+        if let t = types[name] { return t }
+        guard let st = model.structuredType(name) else { return nil }
+        if let t = types[st.qualifiedName] { types[name] = t; return t }
+        let keys = st.kind == .entity ? model.key(of: st) : []
+        let keySet = Set(keys)
+        var members: [String: PayloadMember] = [:]
+        for p in model.allProperties(of: st) {
+            members[p.name] = PayloadMember(kind: memberKind(p.type.name), isCollection: p.type.isCollection,
+                                            isKey: keySet.contains(p.name))
+        }
+        for n in model.allNavigationProperties(of: st) {
+            members[n.name] = PayloadMember(kind: .navigation(target: model.resolve(n.targetType)),
+                                            isCollection: n.isCollection, isKey: false)
+        }
+        let info = PayloadTypeInfo(qualifiedName: st.qualifiedName, isEntity: st.kind == .entity, keyNames: keys,
+                                   members: members)
+        types[st.qualifiedName] = info
+        types[name] = info
+        return info
+    }
+
+    /// The entity type of an entity set or singleton.
+    func typeOfSet(_ set: String) -> PayloadTypeInfo? {
+        guard let s = model.entitySets[set] else { return nil }
+        return type(s.entityType)
+    }
+
+    func memberKind(_ typeName: String) -> PayloadMember.Kind {
+        if let k = model.primitiveKind(of: typeName) { return .primitive(k) }
+        let resolved = model.resolve(typeName)
+        if model.enumTypes[resolved] != nil { return .enumeration }
+        if model.types[resolved] != nil { return .structured(resolved) }
+        return .unknown
+    }
+
+    /// The member kind for a `@odata.type` value such as `#Int64`, `#Edm.Decimal`,
+    /// `#Collection(Edm.String)` or `#NS.Address` (short primitive names are V4's).
+    func annotatedKind(_ raw: String) -> (PayloadMember.Kind, Bool) {
+        PayloadModelIndex.annotatedKind(raw, index: self)
+    }
+
+    static func annotatedKind(_ raw: String, index: PayloadModelIndex?) -> (PayloadMember.Kind, Bool) {
+        var name = raw.hasPrefix("#") ? String(raw.dropFirst()) : raw
+        var collection = false
+        if name.hasPrefix("Collection("), name.hasSuffix(")") {
+            name = String(name.dropFirst(11).dropLast())
+            collection = true
+        }
+        if !name.contains(".") { name = "Edm." + name }
+        if let k = EdmPrimitiveKind(qualifiedName: name) { return (.primitive(k), collection) }
+        if let index { return (index.memberKind(name), collection) }
+        return (.unknown, collection)
+    }
+}
