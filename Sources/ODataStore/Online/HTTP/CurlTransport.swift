@@ -1,0 +1,159 @@
+import CCurl
+import Synchronization
+
+/// The online store's HTTP engine: libcurl's multi interface driven by one thread.
+///
+/// Many exchanges run at once over a pool of keep-alive connections (at most
+/// `maxConnectionsPerHost` per host; further requests wait for a free connection). Easy
+/// handles are reused. Response bodies are buffered.
+///
+/// Threading: a `CurlTransport` is `Sendable`; `send`, `cancel` and `shutdown` may be called
+/// from any thread, including from inside a completion. Completions run on the transport's
+/// own thread, one at a time, never while the transport holds a lock; they must return
+/// quickly. Each `send` gets exactly one completion:
+/// - a response (any status, 4xx/5xx included: those are responses, not errors), or
+/// - `.cancelled` after `cancel(id)`, or `.closed` when `shutdown()` ended it in flight, or
+/// - another `HTTPTransportError` (`unreachable`, `timeout`, `tls`, `io`).
+///
+/// After `shutdown()` has begun, `send` calls its completion with `.closed` synchronously, on
+/// the calling thread, before it returns (there is no transport thread any more). A caller
+/// must therefore not hold a lock in `send` that its completion takes.
+///
+/// `shutdown()` called from inside a completion cannot wait for its own thread: it stops the
+/// transport and returns at once; the thread completes everything in flight with `.closed`
+/// and exits when the completion returns. Releasing the last reference shuts down the same
+/// way. `curl_global_init` is done once per process and never undone (`curl_global_cleanup`
+/// is not safe while other libcurl users may exist in the host process).
+public final class CurlTransport: HTTPTransport {
+    public let configuration: CurlTransportConfiguration
+    private let shared: CurlShared
+    private let thread: JoinableThread
+
+    /// Creates the transport and starts its thread.
+    /// - Throws: `CurlTransportSetupError` when the configuration is invalid or libcurl or
+    ///   the thread cannot be set up.
+    public init(configuration: CurlTransportConfiguration = CurlTransportConfiguration()) throws(CurlTransportSetupError) {
+        if let problem = configuration.validationProblem() {
+            throw CurlTransportSetupError(message: "invalid CurlTransportConfiguration: \(problem)")
+        }
+        guard curlGlobalInitResult == CURLE_OK.rawValue else {
+            throw CurlTransportSetupError(message: "curl_global_init failed (curl error \(curlGlobalInitResult))")
+        }
+        guard let multi = curl_multi_init() else {
+            throw CurlTransportSetupError(message: "curl_multi_init failed")
+        }
+        _ = ods_curl_multi_setopt_long(multi, CURLMOPT_PIPELINING, Int(CURLPIPE_NOTHING))
+        _ = ods_curl_multi_setopt_long(multi, CURLMOPT_MAX_HOST_CONNECTIONS, configuration.maxConnectionsPerHost)
+        _ = ods_curl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, configuration.maxTotalConnections)
+        _ = ods_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, configuration.maxTotalConnections)
+
+        let shared = CurlShared(multi: multi)
+        let worker = CurlWorker(multi: multi, shared: shared, configuration: configuration)
+        do {
+            thread = try JoinableThread { worker.run() }
+        } catch {
+            curl_multi_cleanup(multi)
+            throw CurlTransportSetupError(message: "cannot start the transport thread: \(error)")
+        }
+        self.configuration = configuration
+        self.shared = shared
+    }
+
+    deinit {
+        shutdown()
+    }
+
+    @discardableResult
+    public func send(_ request: HTTPRequest,
+                     completion: @escaping @Sendable (Result<HTTPResponse, HTTPTransportError>) -> Void) -> UInt64 {
+        let (id, accepted) = shared.inbox.withLock { inbox -> (UInt64, Bool) in
+            let id = inbox.nextID
+            inbox.nextID &+= 1
+            if inbox.shutdownRequested { return (id, false) }
+            inbox.starts.append(CurlPendingSend(id: id, request: request, completion: completion))
+            // Thread-safe by libcurl's contract; under our lock so that it never races the
+            // worker's curl_multi_cleanup (which happens only after shutdownRequested).
+            _ = curl_multi_wakeup(inbox.multi.raw)
+            return (id, true)
+        }
+        if !accepted {
+            completion(.failure(.closed))
+        }
+        return id
+    }
+
+    public func cancel(_ id: UInt64) {
+        shared.inbox.withLock { inbox in
+            if inbox.shutdownRequested { return }  // everything in flight ends with .closed
+            inbox.cancels.append(id)
+            _ = curl_multi_wakeup(inbox.multi.raw)
+        }
+    }
+
+    public func shutdown() {
+        shared.inbox.withLock { inbox in
+            if inbox.shutdownRequested { return }
+            inbox.shutdownRequested = true
+            _ = curl_multi_wakeup(inbox.multi.raw)
+        }
+        thread.join()
+    }
+
+    /// Counters since the transport was created.
+    public var statistics: CurlTransportStatistics {
+        CurlTransportStatistics(
+            requestsStarted: shared.requestsStarted.load(ordering: .relaxed),
+            requestsCompleted: shared.requestsCompleted.load(ordering: .relaxed),
+            connectionsOpened: shared.connectionsOpened.load(ordering: .relaxed))
+    }
+}
+
+/// What a `CurlTransport` has done so far (monotonic counters).
+public struct CurlTransportStatistics: Sendable, Equatable {
+    /// Exchanges handed to libcurl.
+    public var requestsStarted: Int
+    /// Exchanges that libcurl finished, with a response or an error (not cancelled/closed).
+    public var requestsCompleted: Int
+    /// New connections libcurl had to open (sum of CURLINFO_NUM_CONNECTS); with keep-alive
+    /// working this stays far below `requestsCompleted`.
+    public var connectionsOpened: Int
+}
+
+/// `curl_global_init`, done once per process (a Swift global is initialised exactly once,
+/// thread-safely) before the first transport is created.
+private let curlGlobalInitResult: UInt32 = ods_curl_global_init_default().rawValue
+
+/// A `send` waiting for the transport thread to pick it up.
+struct CurlPendingSend: Sendable {
+    let id: UInt64
+    let request: HTTPRequest
+    let completion: @Sendable (Result<HTTPResponse, HTTPTransportError>) -> Void
+}
+
+/// What the callers of a transport hand to its thread (under the mutex), plus counters.
+struct CurlInbox {
+    /// The multi handle, only for curl_multi_wakeup (which is thread-safe); never used after
+    /// `shutdownRequested`, because the worker frees the handle after it sees that flag.
+    let multi: CurlMultiHandle
+    var starts: [CurlPendingSend] = []
+    var cancels: [UInt64] = []
+    var shutdownRequested = false
+    var nextID: UInt64 = 1
+}
+
+/// The multi handle as the inbox carries it: only `curl_multi_wakeup` (thread-safe by
+/// libcurl's contract) is called through it from other threads.
+struct CurlMultiHandle: @unchecked Sendable {
+    let raw: UnsafeMutableRawPointer
+}
+
+final class CurlShared: Sendable {
+    let inbox: Mutex<CurlInbox>
+    let requestsStarted = Atomic<Int>(0)
+    let requestsCompleted = Atomic<Int>(0)
+    let connectionsOpened = Atomic<Int>(0)
+
+    init(multi: UnsafeMutableRawPointer) {
+        inbox = Mutex(CurlInbox(multi: CurlMultiHandle(raw: multi)))
+    }
+}

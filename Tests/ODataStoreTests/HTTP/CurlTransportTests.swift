@@ -1,0 +1,382 @@
+import Synchronization
+import Testing
+@testable import ODataStore
+
+/// `CurlTransport` against the real test servers (Tests/servers): odatapy V4, pyslet V2 and
+/// the fault proxy in front of them.
+@Suite("CurlTransport", .timeLimit(.minutes(2)))
+struct CurlTransportTests {
+    private let json: [(name: String, value: String)] = [("Accept", "application/json")]
+
+    // MARK: - Reading
+
+    @Test func getsMetadataAndAnEntitySetFromV4() async throws {
+        let server = try TestServer.start(.v4)
+        defer { server.stop() }
+        let transport = try CurlTransport()
+        defer { transport.shutdown() }
+
+        let metadata = await get(transport, server.serviceRoot + "$metadata")
+        let doc = try #require(metadata.response, "\(metadata)")
+        #expect(doc.status == 200)
+        #expect(doc.header("content-type")?.hasPrefix("application/xml") == true)
+        #expect(doc.text.contains("<EntitySet Name=\"Products\""))
+
+        let products = await get(transport, server.serviceRoot + "Products?$top=3&$orderby=ID", headers: json)
+        let page = try #require(products.response, "\(products)")
+        #expect(page.status == 200)
+        #expect(page.header("OData-Version") == "4.01")
+        #expect(page.text.contains("\"ID\":3,\"Name\":\"Product 003\""))
+        #expect(!page.text.contains("\"ID\":4,"))
+
+        let head = await perform(transport, HTTPRequest(method: "HEAD", url: server.serviceRoot + "$metadata"))
+        let headResponse = try #require(head.response, "\(head)")
+        #expect(headResponse.status == 200)
+        #expect(headResponse.body.isEmpty)
+    }
+
+    @Test func getsMetadataAndAnEntitySetFromV2() async throws {
+        let server = try TestServer.start(.v2)
+        defer { server.stop() }
+        let transport = try CurlTransport()
+        defer { transport.shutdown() }
+
+        let metadata = await get(transport, server.serviceRoot + "$metadata")
+        let doc = try #require(metadata.response, "\(metadata)")
+        #expect(doc.status == 200)
+        #expect(doc.text.contains("ODataStoreTestV2"))
+
+        let products = await get(transport, server.serviceRoot + "Products?$top=2", headers: json)
+        let page = try #require(products.response, "\(products)")
+        #expect(page.status == 200)
+        #expect(page.text.hasPrefix("{\"d\":{\"results\":["))
+        #expect(page.text.contains("\"Price\":\"37.37\""))
+        #expect(page.header("ETag") == nil)  // collections carry ETags inside __metadata
+    }
+
+    @Test func manyConcurrentGetsShareAFewKeepAliveConnections() async throws {
+        let server = try TestServer.start(.v4)
+        defer { server.stop() }
+        let transport = try CurlTransport(configuration: CurlTransportConfiguration(maxConnectionsPerHost: 8))
+        defer { transport.shutdown() }
+
+        let count = 200
+        let statuses = await withTaskGroup(of: (Int, Int, Bool).self) { group in
+            for i in 0..<count {
+                let id = i % 300 + 1
+                group.addTask {
+                    let result = await get(transport, server.serviceRoot + "Products(\(id))", headers: self.json)
+                    let response = result.response
+                    return (i, response?.status ?? -1, response?.text.contains("\"ID\":\(id),") ?? false)
+                }
+            }
+            var all: [(Int, Int, Bool)] = []
+            for await item in group { all.append(item) }
+            return all
+        }
+        #expect(statuses.count == count)
+        #expect(statuses.allSatisfy { $0.1 == 200 && $0.2 })
+        let stats = transport.statistics
+        #expect(stats.requestsStarted == count)
+        #expect(stats.requestsCompleted == count)
+        // Keep-alive: at most one new connection per allowed connection, not one per request.
+        #expect(stats.connectionsOpened >= 1)
+        #expect(stats.connectionsOpened <= 8, "connections opened: \(stats.connectionsOpened)")
+    }
+
+    // MARK: - Writing
+
+    @Test func postPatchDeleteRoundTripOnV4() async throws {
+        let server = try TestServer.start(.v4)
+        defer { server.stop() }
+        let transport = try CurlTransport()
+        defer { transport.shutdown() }
+        let root = server.serviceRoot
+        let jsonBody: [(name: String, value: String)] = [("Content-Type", "application/json"), ("Accept", "application/json")]
+
+        let created = await perform(transport, HTTPRequest(
+            method: "POST", url: root + "Products", headers: jsonBody,
+            body: Array(#"{"ID":5001,"Name":"Transport test","Price":"12.50","Stock":7,"Discontinued":false,"CategoryID":2}"#.utf8)))
+        let post = try #require(created.response, "\(created)")
+        #expect(post.status == 201)
+        #expect(post.header("Location")?.hasSuffix("Products(5001)") == true)
+        let etag = try #require(post.header("ETag"))
+
+        let noPrecondition = await perform(transport, HTTPRequest(
+            method: "PATCH", url: root + "Products(5001)", headers: jsonBody, body: Array(#"{"Price":"1.00"}"#.utf8)))
+        #expect(noPrecondition.response?.status == 428)
+
+        let stale = await perform(transport, HTTPRequest(
+            method: "PATCH", url: root + "Products(5001)", headers: jsonBody + [("If-Match", #"W/"99""#)],
+            body: Array(#"{"Price":"1.00"}"#.utf8)))
+        #expect(stale.response?.status == 412)
+
+        let patched = await perform(transport, HTTPRequest(
+            method: "PATCH", url: root + "Products(5001)", headers: jsonBody + [("If-Match", etag)],
+            body: Array(#"{"Price":"13.75"}"#.utf8)))
+        let patch = try #require(patched.response, "\(patched)")
+        #expect(patch.status == 204)
+        #expect(patch.body.isEmpty)
+        let newETag = try #require(patch.header("ETag"))
+        #expect(newETag != etag)
+
+        let read = await get(transport, root + "Products(5001)?$select=Price", headers: json)
+        #expect(read.response?.text.contains("\"Price\":13.75") == true)
+
+        let deleted = await perform(transport, HTTPRequest(
+            method: "DELETE", url: root + "Products(5001)", headers: [("If-Match", newETag)]))
+        #expect(deleted.response?.status == 204)
+        let gone = await get(transport, root + "Products(5001)", headers: json)
+        #expect(gone.response?.status == 404)
+    }
+
+    @Test func largeRequestBodyIsSentWhole() async throws {
+        let server = try TestServer.start(.v4)
+        defer { server.stop() }
+        let transport = try CurlTransport()
+        defer { transport.shutdown() }
+        let description = String(repeating: "0123456789abcdef", count: 20_000)  // 320 kB
+        let body = #"{"CustomerID":"BIG","CompanyName":"\#(description)","City":"Oslo"}"#
+        let created = await perform(transport, HTTPRequest(
+            method: "POST", url: server.serviceRoot + "Customers",
+            headers: [("Content-Type", "application/json"), ("Accept", "application/json")], body: Array(body.utf8)))
+        #expect(created.response?.status == 201, "\(created)")
+        let read = await get(transport, server.serviceRoot + "Customers('BIG')/CompanyName/$value")
+        #expect(read.response?.text == description)
+    }
+
+    @Test func mergeOnV2() async throws {
+        let server = try TestServer.start(.v2)
+        defer { server.stop() }
+        let transport = try CurlTransport()
+        defer { transport.shutdown() }
+        let merged = await perform(transport, HTTPRequest(
+            method: "MERGE", url: server.serviceRoot + "Products(5)",
+            headers: [("Content-Type", "application/json"), ("Accept", "application/json")],
+            body: Array(#"{"Price":"12.34"}"#.utf8)))
+        let merge = try #require(merged.response, "\(merged)")
+        #expect(merge.status == 204)
+        let read = await get(transport, server.serviceRoot + "Products(5)?$select=Price,Name", headers: json)
+        let text = try #require(read.response?.text)
+        #expect(text.contains("\"Price\":\"12.34\""))
+        #expect(text.contains("\"Name\":\"Product 005\""))  // MERGE kept what it did not send
+    }
+
+    // MARK: - Failures
+
+    @Test func unreachableHost() async throws {
+        let transport = try CurlTransport()
+        defer { transport.shutdown() }
+        let result = await get(transport, "http://127.0.0.1:\(closedLocalPort())/odata/$metadata")
+        guard case .failure(.unreachable(let message)) = result else {
+            Issue.record("expected .unreachable, got \(result)")
+            return
+        }
+        #expect(message.contains("curl error 7"))
+    }
+
+    @Test func timeoutsPerRequestAndByDefault() async throws {
+        let (server, proxy) = try Self.proxied(.v4)
+        defer { proxy.stop(); server.stop() }
+        try proxy.setFault("slow", count: -1, delayMilliseconds: 3000)
+
+        let transport = try CurlTransport()
+        defer { transport.shutdown() }
+        let perRequest = await get(transport, proxy.serviceRoot + "Categories", timeoutMilliseconds: 300)
+        guard case .failure(.timeout) = perRequest else {
+            Issue.record("expected .timeout, got \(perRequest)")
+            return
+        }
+
+        let short = try CurlTransport(configuration: CurlTransportConfiguration(defaultTimeoutMilliseconds: 300))
+        defer { short.shutdown() }
+        let byDefault = await get(short, proxy.serviceRoot + "Categories")
+        guard case .failure(.timeout) = byDefault else {
+            Issue.record("expected .timeout, got \(byDefault)")
+            return
+        }
+    }
+
+    @Test func brokenConnectionsAndGarbageAreIOErrors() async throws {
+        let (server, proxy) = try Self.proxied(.v4)
+        defer { proxy.stop(); server.stop() }
+        let transport = try CurlTransport()
+        defer { transport.shutdown() }
+
+        for mode in ["reset", "close", "garbage", "truncate"] {
+            try proxy.setFault(mode, count: 1)
+            let result = await get(transport, proxy.serviceRoot + "Products", headers: json)
+            #expect(result.isIOError, "\(mode): \(result)")
+        }
+        // The transport is still fine afterwards.
+        let after = await get(transport, proxy.serviceRoot + "Categories(1)", headers: json)
+        #expect(after.response?.status == 200, "\(after)")
+    }
+
+    @Test func serverErrorsAreResponses() async throws {
+        let (server, proxy) = try Self.proxied(.v4)
+        defer { proxy.stop(); server.stop() }
+        let transport = try CurlTransport()
+        defer { transport.shutdown() }
+
+        try proxy.setFault("http500", count: 1)
+        let failed = await get(transport, proxy.serviceRoot + "Products", headers: json)
+        let error = try #require(failed.response, "\(failed)")
+        #expect(error.status == 500)
+        #expect(error.header("Content-Type") == "text/html; charset=utf-8")
+        #expect(error.text.contains("<h1>Internal Server Error</h1>"))
+
+        try proxy.setFault("http503", count: 1)
+        let unavailable = await get(transport, proxy.serviceRoot + "Products", headers: json)
+        #expect(unavailable.response?.status == 503)
+        #expect(unavailable.response?.header("Retry-After") == "1")
+
+        try proxy.setFault("badjson", count: 1)
+        let garbled = await get(transport, proxy.serviceRoot + "Products", headers: json)
+        #expect(garbled.response?.status == 200)
+        #expect(garbled.response?.text.hasPrefix("{\"@odata.context\"") == true)
+    }
+
+    @Test func unauthorizedThenAcceptedAfterLogin() async throws {
+        let (server, proxy) = try Self.proxied(.v4)
+        defer { proxy.stop(); server.stop() }
+        let transport = try CurlTransport()
+        defer { transport.shutdown() }
+        let credentials = "Basic dXNlcjpzZWNyZXQ="
+        try proxy.setFault("auth", authorization: credentials)
+
+        let anonymous = await get(transport, proxy.serviceRoot + "Categories(1)", headers: json)
+        let challenge = try #require(anonymous.response, "\(anonymous)")
+        #expect(challenge.status == 401)
+        #expect(challenge.header("WWW-Authenticate")?.hasPrefix("Basic ") == true)
+
+        let loggedIn = await get(transport, proxy.serviceRoot + "Categories(1)",
+                                 headers: json + [("Authorization", credentials)])
+        #expect(loggedIn.response?.status == 200, "\(loggedIn)")
+    }
+
+    @Test func invalidRequestsFailWithoutReachingTheWire() async throws {
+        let transport = try CurlTransport()
+        defer { transport.shutdown() }
+        let url = "http://127.0.0.1:\(closedLocalPort())/"
+        let injected = await get(transport, url, headers: [("X-Test", "a\r\nX-Injected: 1")])
+        #expect(injected.isIOError)
+        let badMethod = await perform(transport, HTTPRequest(method: "GET /x", url: url))
+        #expect(badMethod.isIOError)
+        let badURL = await get(transport, "http://127.0.0.1/a b")
+        #expect(badURL.isIOError)
+        let notHTTP = await get(transport, "file:///etc/passwd")
+        #expect(notHTTP.isIOError, "\(notHTTP)")
+    }
+
+    // MARK: - Cancellation and shutdown
+
+    @Test func cancelInFlight() async throws {
+        let (server, proxy) = try Self.proxied(.v4)
+        defer { proxy.stop(); server.stop() }
+        try proxy.setFault("slow", count: -1, delayMilliseconds: 60_000, match: "Categories")
+        let transport = try CurlTransport()
+        defer { transport.shutdown() }
+
+        let recorder = CompletionRecorder()
+        // Cancelled right away (possibly before the transport thread picked it up) ...
+        let first = transport.send(HTTPRequest(method: "GET", url: proxy.serviceRoot + "Categories")) {
+            recorder.record(1, $0)
+        }
+        transport.cancel(first)
+        // ... and while the server is sitting on it.
+        let second = transport.send(HTTPRequest(method: "GET", url: proxy.serviceRoot + "Categories")) {
+            recorder.record(2, $0)
+        }
+        await sleepMilliseconds(300)
+        transport.cancel(second)
+        // A request that is not cancelled still completes normally.
+        let other = await get(transport, proxy.serviceRoot + "Products(1)", headers: json)
+        #expect(other.response?.status == 200)
+        transport.cancel(second)  // again: no second completion
+        transport.cancel(999_999)  // unknown: ignored
+
+        var results = recorder.snapshot()
+        for _ in 0..<100 where results.count < 2 {
+            await sleepMilliseconds(20)
+            results = recorder.snapshot()
+        }
+        #expect(results[1]?.count == 1)
+        #expect(results[2]?.count == 1)
+        #expect(results[1]?.first?.error == .cancelled)
+        #expect(results[2]?.first?.error == .cancelled, "\(String(describing: results[2]))")
+        #expect(first != second)
+    }
+
+    @Test func shutdownCompletesEveryRequestInFlightExactlyOnce() async throws {
+        let (server, proxy) = try Self.proxied(.v4)
+        defer { proxy.stop(); server.stop() }
+        try proxy.setFault("slow", count: -1, delayMilliseconds: 60_000)
+        let transport = try CurlTransport()
+
+        let recorder = CompletionRecorder()
+        var ids: [UInt64] = []
+        for i in 0..<100 {
+            ids.append(transport.send(HTTPRequest(method: "GET", url: proxy.serviceRoot + "Products(\(i + 1))")) {
+                recorder.record(i, $0)
+            })
+        }
+        #expect(Set(ids).count == 100)
+        await sleepMilliseconds(200)
+        transport.shutdown()
+
+        // shutdown() has joined the thread: every completion has already run.
+        let results = recorder.snapshot()
+        #expect(results.count == 100)
+        for i in 0..<100 {
+            let got = results[i] ?? []
+            #expect(got.count == 1, "request \(i): \(got.count) completions")
+            #expect(got.first?.error == .closed || got.first?.error == .cancelled, "request \(i): \(got)")
+        }
+
+        // After shutdown: .closed, delivered before send returns.
+        let late = CompletionRecorder()
+        transport.send(HTTPRequest(method: "GET", url: proxy.serviceRoot + "Products(1)")) { late.record(0, $0) }
+        #expect(late.snapshot()[0]?.first?.error == .closed)
+        transport.cancel(ids[0])  // harmless
+        transport.shutdown()  // idempotent
+
+        await sleepMilliseconds(100)
+        #expect(recorder.snapshot().values.allSatisfy { $0.count == 1 })
+    }
+
+    @Test func completionsMaySendAndShutDown() async throws {
+        let server = try TestServer.start(.v4)
+        defer { server.stop() }
+        let transport = try CurlTransport()
+        let root = server.serviceRoot
+
+        // A completion that sends the next request, and a last one that shuts the transport
+        // down from its own thread (it must not deadlock joining itself).
+        let chained: Result<HTTPResponse, HTTPTransportError> = await withCheckedContinuation { continuation in
+            transport.send(HTTPRequest(method: "GET", url: root + "Categories(1)")) { _ in
+                transport.send(HTTPRequest(method: "GET", url: root + "Categories(2)")) { second in
+                    transport.shutdown()
+                    continuation.resume(returning: second)
+                }
+            }
+        }
+        #expect(chained.response?.status == 200)
+        let after = await get(transport, root + "Categories(3)")
+        #expect(after.error == .closed)
+        transport.shutdown()
+    }
+
+    // MARK: - Helpers
+
+    /// A real server with the fault proxy in front of it.
+    private static func proxied(_ kind: TestServer.Kind) throws -> (TestServer, TestServer) {
+        let server = try TestServer.start(kind)
+        do {
+            return (server, try TestServer.faultProxy(upstream: server.serviceRoot))
+        } catch {
+            server.stop()
+            throw error
+        }
+    }
+}
