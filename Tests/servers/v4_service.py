@@ -1,0 +1,281 @@
+"""The OData V4 test service: odatapy's in-memory reference processor behind waitress.
+
+Model (namespace ``ODataStoreTest``, container ``Container``), documented in README.md:
+Categories, Products (ETag), OrderLines (compound key), Customers (String key),
+functions ProductsByRating / MostExpensive / TotalStock, action Discount.
+Writes are held in memory: every server process starts from the seed in seed.py.
+"""
+
+from __future__ import annotations
+
+from decimal import ROUND_HALF_EVEN, Decimal
+
+from odatapy.data import Entity, ValueType
+from odatapy.edm.csdl import (
+    CsdlAbstractEdmProvider,
+    CsdlAction,
+    CsdlActionImport,
+    CsdlAnnotation,
+    CsdlEntityContainer,
+    CsdlEntitySet,
+    CsdlEntityType,
+    CsdlFunction,
+    CsdlFunctionImport,
+    CsdlNavigationProperty,
+    CsdlNavigationPropertyBinding,
+    CsdlParameter,
+    CsdlProperty,
+    CsdlPropertyRef,
+    CsdlReferentialConstraint,
+    CsdlReturnType,
+    CsdlSchema,
+)
+from odatapy.errors import ODataApplicationException
+from odatapy.http.status import HttpStatusCode
+from odatapy.server import OData
+from odatapy.server.adapters import ODataWSGIApp
+from odatapy.server.deserializer.json_deserializer import ODataJsonDeserializer
+from odatapy.server.inmemory import InMemoryDataStore, InMemoryProcessor
+from odatapy.server.processor import ActionProcessor, CustomETagSupport
+from odatapy.server.serializer.json_serializer import PrimitiveSerializerOptions
+
+import seed
+
+NS = "ODataStoreTest"
+MOUNT = "/odata"
+
+#: Entity sets whose entities carry an ETag: a change without If-Match is answered 428,
+#: a change with a stale If-Match 412.
+ETAG_SETS = frozenset({"Products", "Categories"})
+
+# Edm type of each seeded property, per entity set.
+_TYPES = {
+    "Categories": {"ID": "Edm.Int32", "Name": "Edm.String"},
+    "Products": {
+        "ID": "Edm.Int32", "Name": "Edm.String", "Description": "Edm.String",
+        "Price": "Edm.Decimal", "Stock": "Edm.Int64", "Discontinued": "Edm.Boolean",
+        "Rating": "Edm.Int32", "ReleaseDate": "Edm.Date", "LastModified": "Edm.DateTimeOffset",
+        "UUID": "Edm.Guid", "CategoryID": "Edm.Int32",
+    },
+    "OrderLines": {
+        "OrderID": "Edm.Int32", "LineNo": "Edm.Int32", "ProductID": "Edm.Int32",
+        "Quantity": "Edm.Int32", "UnitPrice": "Edm.Decimal", "Note": "Edm.String",
+    },
+    "Customers": {"CustomerID": "Edm.String", "CompanyName": "Edm.String", "City": "Edm.String"},
+}
+
+
+def _fqn(name: str) -> str:
+    return f"{NS}.{name}"
+
+
+class Provider(CsdlAbstractEdmProvider):
+    """The CSDL of the test service."""
+
+    def get_schemas(self):
+        category = CsdlEntityType(
+            name="Category",
+            key=[CsdlPropertyRef(name="ID")],
+            properties=[
+                CsdlProperty(name="ID", type="Edm.Int32", nullable=False),
+                CsdlProperty(name="Name", type="Edm.String", nullable=False, max_length=50),
+            ],
+            navigation_properties=[
+                CsdlNavigationProperty(name="Products", type=_fqn("Product"), collection=True,
+                                       partner="Category"),
+            ],
+        )
+        product = CsdlEntityType(
+            name="Product",
+            key=[CsdlPropertyRef(name="ID")],
+            properties=[
+                CsdlProperty(name="ID", type="Edm.Int32", nullable=False),
+                CsdlProperty(name="Name", type="Edm.String", nullable=False, max_length=100),
+                CsdlProperty(name="Description", type="Edm.String"),
+                CsdlProperty(name="Price", type="Edm.Decimal", nullable=False, precision=12, scale=2),
+                CsdlProperty(name="Stock", type="Edm.Int64", nullable=False),
+                CsdlProperty(name="Discontinued", type="Edm.Boolean", nullable=False),
+                CsdlProperty(name="Rating", type="Edm.Int32"),
+                CsdlProperty(name="ReleaseDate", type="Edm.Date"),
+                CsdlProperty(name="LastModified", type="Edm.DateTimeOffset", precision=0),
+                CsdlProperty(name="UUID", type="Edm.Guid"),
+                CsdlProperty(name="CategoryID", type="Edm.Int32"),
+            ],
+            navigation_properties=[
+                CsdlNavigationProperty(
+                    name="Category", type=_fqn("Category"), partner="Products",
+                    referential_constraints=[
+                        CsdlReferentialConstraint(property="CategoryID", referenced_property="ID"),
+                    ],
+                ),
+            ],
+        )
+        order_line = CsdlEntityType(
+            name="OrderLine",
+            key=[CsdlPropertyRef(name="OrderID"), CsdlPropertyRef(name="LineNo")],
+            properties=[
+                CsdlProperty(name="OrderID", type="Edm.Int32", nullable=False),
+                CsdlProperty(name="LineNo", type="Edm.Int32", nullable=False),
+                CsdlProperty(name="ProductID", type="Edm.Int32", nullable=False),
+                CsdlProperty(name="Quantity", type="Edm.Int32", nullable=False),
+                CsdlProperty(name="UnitPrice", type="Edm.Decimal", nullable=False, precision=12, scale=2),
+                CsdlProperty(name="Note", type="Edm.String"),
+            ],
+        )
+        customer = CsdlEntityType(
+            name="Customer",
+            key=[CsdlPropertyRef(name="CustomerID")],
+            properties=[
+                CsdlProperty(name="CustomerID", type="Edm.String", nullable=False, max_length=20),
+                CsdlProperty(name="CompanyName", type="Edm.String", nullable=False),
+                CsdlProperty(name="City", type="Edm.String"),
+            ],
+        )
+        functions = [
+            CsdlFunction(
+                name="ProductsByRating",
+                parameters=[CsdlParameter(name="rating", type="Edm.Int32", nullable=False)],
+                return_type=CsdlReturnType(type=_fqn("Product"), collection=True),
+            ),
+            CsdlFunction(name="MostExpensive", return_type=CsdlReturnType(type=_fqn("Product"))),
+            CsdlFunction(name="TotalStock", return_type=CsdlReturnType(type="Edm.Int64", nullable=False)),
+        ]
+        actions = [
+            CsdlAction(
+                name="Discount",
+                parameters=[
+                    CsdlParameter(name="categoryID", type="Edm.Int32", nullable=False),
+                    CsdlParameter(name="percent", type="Edm.Int32", nullable=False),
+                ],
+                return_type=CsdlReturnType(type="Edm.Int32", nullable=False),
+            ),
+        ]
+        optimistic = [CsdlAnnotation(term="Org.OData.Core.V1.OptimisticConcurrency", value=None)]
+        container = CsdlEntityContainer(
+            name="Container",
+            entity_sets=[
+                CsdlEntitySet(
+                    name="Categories", type=_fqn("Category"),
+                    navigation_property_bindings=[
+                        CsdlNavigationPropertyBinding(path="Products", target="Products")],
+                ),
+                CsdlEntitySet(
+                    name="Products", type=_fqn("Product"),
+                    navigation_property_bindings=[
+                        CsdlNavigationPropertyBinding(path="Category", target="Categories")],
+                ),
+                CsdlEntitySet(name="OrderLines", type=_fqn("OrderLine")),
+                CsdlEntitySet(name="Customers", type=_fqn("Customer")),
+            ],
+            function_imports=[
+                CsdlFunctionImport(name="ProductsByRating", function=_fqn("ProductsByRating"),
+                                   entity_set="Products", include_in_service_document=True),
+                CsdlFunctionImport(name="MostExpensive", function=_fqn("MostExpensive"),
+                                   entity_set="Products"),
+                CsdlFunctionImport(name="TotalStock", function=_fqn("TotalStock")),
+            ],
+            action_imports=[CsdlActionImport(name="Discount", action=_fqn("Discount"))],
+        )
+        del optimistic  # see README: odatapy declares ETags through CustomETagSupport
+        return [CsdlSchema(namespace=NS, entity_types=[category, product, order_line, customer],
+                           functions=functions, actions=actions, entity_container=container)]
+
+
+def _entity(entity_set: str, row: dict) -> Entity:
+    entity = Entity()
+    for name, value in row.items():
+        entity.set_property(name, value, ValueType.PRIMITIVE, _TYPES[entity_set][name])
+    return entity
+
+
+class TestProcessor(InMemoryProcessor, ActionProcessor, CustomETagSupport):
+    """odatapy's in-memory processor plus the action import and the ETag declaration."""
+
+    def has_etag(self, entity_set_or_singleton) -> bool:
+        return getattr(entity_set_or_singleton, "name", None) in ETAG_SETS
+
+    def process_action_primitive(self, request, response, uri_info, request_ct, response_ct) -> None:
+        part = uri_info.last_resource
+        if getattr(part, "name", "") != "Discount":
+            raise ODataApplicationException("Unknown action.", HttpStatusCode.NOT_FOUND)
+        edm = self.service_metadata.edm
+        action = part.action
+        params = ODataJsonDeserializer().action_parameters(edm, action, request.body)
+        category_id = params["categoryID"].value
+        percent = params["percent"].value
+        if not 0 <= percent <= 100:
+            raise ODataApplicationException("percent must be 0..100.", HttpStatusCode.BAD_REQUEST)
+        products_set = edm.get_entity_set("Products")
+        changed = 0
+        with self.lock:
+            for entity in self.store.entities("Products"):
+                if entity.get_value("CategoryID") != category_id:
+                    continue
+                old = entity.get_value("Price")
+                new = (old * (100 - percent) / 100).quantize(Decimal("0.01"), ROUND_HALF_EVEN)
+                entity.set_property("Price", new, ValueType.PRIMITIVE, "Edm.Decimal")
+                self._bump_etag(products_set, entity)
+                self.store.record_change("Products", entity, "changed")
+                changed += 1
+        body = self._serializer(response_ct, request).primitive(
+            changed,
+            PrimitiveSerializerOptions(context_url=self._context(request, "Edm.Int32"),
+                                       type_fqn="Edm.Int32"),
+            edm,
+        )
+        self._write(request, response, body, response_ct)
+
+
+def build_app(page_size: int | None):
+    """A WSGI app serving the test model at MOUNT, seeded from seed.py."""
+    odata = OData.new_instance()
+    handler = odata.create_handler(odata.create_service_metadata(Provider()))
+    store = InMemoryDataStore()
+
+    categories = [_entity("Categories", row) for row in seed.categories()]
+    products = [_entity("Products", row) for row in seed.products()]
+    # odatapy assigns an ETag lazily on the first single-entity read; set it up front so
+    # collection responses carry @odata.etag from the start.
+    for entity in categories + products:
+        entity.etag = 'W/"1"'
+    store.set_entities("Categories", categories)
+    store.set_entities("Products", products)
+    store.set_entities("OrderLines", [_entity("OrderLines", row) for row in seed.order_lines()])
+    store.set_entities("Customers", [_entity("Customers", row) for row in seed.customers()])
+    # Relations are kept in odatapy's relation table (keyed by repr of the key value);
+    # seed both directions so $expand works from either side.
+    by_category: dict[int, list[Entity]] = {c.get_value("ID"): [] for c in categories}
+    for product in products:
+        cid = product.get_value("CategoryID")
+        by_category[cid].append(product)
+        owner = next(c for c in categories if c.get_value("ID") == cid)
+        store.set_relation("Products", repr(product.get_value("ID")), "Category", [owner])
+    for cid, members in by_category.items():
+        store.set_relation("Categories", repr(cid), "Products", members)
+
+    processor = TestProcessor(store, page_size=page_size)
+    processor.register_function("ProductsByRating", _products_by_rating(store))
+    processor.register_function("MostExpensive", _most_expensive(store))
+    processor.register_function("TotalStock", _total_stock(store))
+    handler.register(processor)
+    return ODataWSGIApp(handler, mount_path=MOUNT)
+
+
+def _products_by_rating(store: InMemoryDataStore):
+    def run(target, part):  # noqa: ARG001 - odatapy's function signature
+        rating = part.typed_parameters.get("rating")
+        return [e for e in store.entities("Products") if e.get_value("Rating") == rating]
+    return run
+
+
+def _most_expensive(store: InMemoryDataStore):
+    def run(target, part):  # noqa: ARG001
+        items = store.entities("Products")
+        return max(items, key=lambda e: (e.get_value("Price"), -e.get_value("ID"))) if items else None
+    return run
+
+
+def _total_stock(store: InMemoryDataStore):
+    def run(target, part):  # noqa: ARG001
+        return sum(e.get_value("Stock") for e in store.entities("Products"))
+    return run
