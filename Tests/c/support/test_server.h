@@ -54,4 +54,28 @@ long ods_test_server_pid(const ods_test_server *server);
  */
 int ods_test_server_stop(ods_test_server *server);
 
+/* ------------------------------------------------------------------------------------- */
+/* Fault proxy control (Tests/servers/README.md, "Fault proxy"): the proxy's /__fault        */
+/* endpoint, called over plain sockets (test_http.h), never through the library.          */
+/* Each returns 0, or -1 after printing the reason to stderr.                             */
+/* ------------------------------------------------------------------------------------- */
+
+/** Adds a rule from query fields, e.g. "mode=reset&count=1" or "mode=slow&delay_ms=2000&match=Products". */
+int ods_test_proxy_add_fault(const ods_test_server *proxy, const char *query);
+
+/** Adds a rule from a JSON object, e.g. {"mode":"auth","count":-1}. */
+int ods_test_proxy_add_fault_json(const ods_test_server *proxy, const char *json);
+
+/** Removes every rule. */
+int ods_test_proxy_clear_faults(const ods_test_server *proxy);
+
+/** The proxy's state as JSON (rules and counters): malloc'ed, release with free(); NULL on error. */
+char *ods_test_proxy_state(const ods_test_server *proxy);
+
+/** One counter of the state: "connections", "requests", "forwarded" or "faults"; -1 on error. */
+long ods_test_proxy_counter(const ods_test_server *proxy, const char *name);
+
+/** Writes "http://host:port" of `url` into out; 0, or -1 when it does not fit or is not http://. */
+int ods_test_url_origin(const char *url, char *out, size_t size);
+
 #endif /* ODS_TEST_SERVER_H */
