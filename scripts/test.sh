@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# The test command of libodatastore:   bash scripts/test.sh
+#
+# On Debian 12 with the Swift toolchain and nothing else installed, it
+#   1. installs the missing C libraries and tools with apt-get (sudo when not root),
+#   2. creates or refreshes .venv (test servers' requirements + pytest),
+#   3. swift build --build-tests && swift test             (debug, the Swift unit tests)
+#   4. cmake configure + build (release .so, static Swift stdlib) in build/,
+#      then ctest: C tests, header compile tests, export check, consumer (install) test
+#   5. pytest Tests/python with ODATASTORE_LIBRARY=<the built .so>   (when Tests/python exists)
+# Every step runs even when an earlier one failed (a step whose input failed is skipped); a
+# summary closes the output and the exit status is non-zero when any step failed.
+#
+# Environment knobs:
+#   ODS_BUILD_DIR            CMake build directory (default: build)
+#   ODS_CTEST_JOBS           parallel ctest jobs (default: 2)
+#   ODS_STRICT_EXPORT_CHECK  ON/OFF: passed to CMake when set (see README.md)
+#   ODS_SKIP_SETUP=1         do not touch system packages or .venv
+set -uo pipefail
+
+cd "$(dirname "${BASH_SOURCE[0]}")/.." || exit 1
+# shellcheck source=scripts/lib/setup.sh
+source scripts/lib/setup.sh
+
+build_dir=${ODS_BUILD_DIR:-build}
+ctest_jobs=${ODS_CTEST_JOBS:-2}
+started=$(date +%s)
+
+names=()
+results=()
+times=()
+notes=()
+
+record() { # name result seconds note
+    names+=("$1")
+    results+=("$2")
+    times+=("$3")
+    notes+=("${4:-}")
+}
+
+# run_step <name> <command...>: runs the command, records PASS/FAIL; returns its status.
+run_step() {
+    local name=$1 t0 rc
+    shift
+    ods_say "$name"
+    t0=$(date +%s)
+    "$@"
+    rc=$?
+    if [ $rc -eq 0 ]; then
+        record "$name" PASS $(($(date +%s) - t0))
+    else
+        record "$name" FAIL $(($(date +%s) - t0)) "exit status $rc"
+    fi
+    return $rc
+}
+
+skip_step() { # name reason
+    ods_say "$1: skipped ($2)"
+    record "$1" SKIP 0 "$2"
+}
+
+summary() {
+    local i failed=() total=$(($(date +%s) - started))
+    printf '\n==================== test.sh summary ====================\n'
+    for i in "${!names[@]}"; do
+        printf '  %-5s %-28s %5ss  %s\n' "${results[$i]}" "${names[$i]}" "${times[$i]}" "${notes[$i]}"
+        [ "${results[$i]}" = FAIL ] && failed+=("${names[$i]}")
+    done
+    if [ ${#failed[@]} -eq 0 ]; then
+        printf 'test.sh: all steps passed in %dm%02ds\n' $((total / 60)) $((total % 60))
+        return 0
+    fi
+    printf 'test.sh: FAILED (%s) in %dm%02ds\n' "$(IFS=,; echo "${failed[*]}")" $((total / 60)) $((total % 60))
+    return 1
+}
+
+# --- 1, 2: set-up ----------------------------------------------------------------------
+if [ "${ODS_SKIP_SETUP:-0}" = 1 ]; then
+    skip_step "system packages" "ODS_SKIP_SETUP=1"
+    skip_step "python venv" "ODS_SKIP_SETUP=1"
+else
+    if ! run_step "system packages" ods_ensure_system_packages; then
+        echo "error: cannot install the build dependencies; nothing else can run" >&2
+        summary
+        exit 1
+    fi
+    run_step "python venv" ods_ensure_venv
+fi
+
+# --- 3: Swift unit tests (debug) ---------------------------------------------------------
+if run_step "swift build (debug)" swift build --build-tests; then
+    run_step "swift test" swift test --skip-build
+else
+    skip_step "swift test" "swift build failed"
+fi
+
+# --- 4: CMake build + ctest ----------------------------------------------------------------
+cmake_args=()
+[ -n "${ODS_STRICT_EXPORT_CHECK:-}" ] && cmake_args+=("-DODS_STRICT_EXPORT_CHECK=$ODS_STRICT_EXPORT_CHECK")
+if run_step "cmake build (release)" ods_cmake_build "$build_dir" "${cmake_args[@]}"; then
+    run_step "ctest" ctest --test-dir "$build_dir" --output-on-failure --parallel "$ctest_jobs"
+    cmake_ok=1
+else
+    skip_step "ctest" "cmake build failed"
+    cmake_ok=0
+fi
+
+# --- 5: Python tests -------------------------------------------------------------------------
+run_pytest() {
+    local rc pythonpath=""
+    [ -d bindings/python/src ] && pythonpath="$PWD/bindings/python/src"
+    ODATASTORE_LIBRARY="$PWD/$build_dir/lib/libodatastore.so" \
+    ODS_TEST_ROOT="$PWD" ODS_TEST_PYTHON="$PWD/.venv/bin/python" \
+    PYTHONPATH="${pythonpath}${PYTHONPATH:+:$PYTHONPATH}" \
+        .venv/bin/python -m pytest Tests/python -q
+    rc=$?
+    if [ $rc -eq 5 ]; then
+        echo "pytest: no tests collected in Tests/python"
+        return 0
+    fi
+    return $rc
+}
+if [ ! -d Tests/python ]; then
+    skip_step "pytest" "no Tests/python yet"
+elif [ "$cmake_ok" != 1 ]; then
+    skip_step "pytest" "no library built"
+elif [ ! -x .venv/bin/python ] || ! .venv/bin/python -c 'import pytest' >/dev/null 2>&1; then
+    record "pytest" FAIL 0 ".venv has no pytest (see the python venv step)"
+else
+    run_step "pytest" run_pytest
+fi
+
+summary
