@@ -259,3 +259,17 @@ public struct ResourceRequestParser: Sendable {
         return Int(String(decoding: b, as: UTF8.self))
     }
 }
+
+extension ResourceRequestParser {
+    /// Parses `url` and checks it against `model` (see `ResourceRequestChecker`). The model's
+    /// version is used when `version` is nil, and its entity sets and operation imports help
+    /// find the service root in absolute URLs when `serviceRoot` is nil.
+    public func parse(_ url: String, checkingAgainst model: ServiceModel) throws(URLParseError) -> ResourceRequest {
+        var p = self
+        if p.version == nil { p.version = model.version }
+        if p.knownRootNames.isEmpty {
+            p.knownRootNames = Set(model.entitySets.keys).union(model.operationImports.keys)
+        }
+        return try ResourceRequestChecker(model: model).check(p.parse(url))
+    }
+}
