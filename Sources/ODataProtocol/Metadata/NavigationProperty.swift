@@ -12,7 +12,12 @@ public struct NavigationProperty: Sendable, Hashable {
     /// The navigation property on the target type that points back, if known.
     public var partner: String?
     /// Referential constraints: (property on this type, property on the target type).
+    /// Filled on both ends of a relationship: V2 from the association's constraint (whichever
+    /// end is principal); V4 from the navigation property's own `ReferentialConstraint`s or,
+    /// when it has none, reversed from its `Partner`'s.
     public var referentialConstraints: [(property: String, referencedProperty: String)]
+    /// V4 `ContainsTarget`: the targets are contained in (addressed through) this entity.
+    public var containsTarget: Bool
     /// V2 only: the qualified association name and the from/to role names.
     public var association: String?
     public var fromRole: String?
@@ -21,7 +26,8 @@ public struct NavigationProperty: Sendable, Hashable {
     public init(name: String, targetType: String, isCollection: Bool, nullable: Bool = true,
                 partner: String? = nil,
                 referentialConstraints: [(property: String, referencedProperty: String)] = [],
-                association: String? = nil, fromRole: String? = nil, toRole: String? = nil) {
+                association: String? = nil, fromRole: String? = nil, toRole: String? = nil,
+                containsTarget: Bool = false) {
         self.name = name
         self.targetType = targetType
         self.isCollection = isCollection
@@ -31,12 +37,13 @@ public struct NavigationProperty: Sendable, Hashable {
         self.association = association
         self.fromRole = fromRole
         self.toRole = toRole
+        self.containsTarget = containsTarget
     }
 
     public static func == (a: Self, b: Self) -> Bool {
         a.name == b.name && a.targetType == b.targetType && a.isCollection == b.isCollection
             && a.nullable == b.nullable && a.partner == b.partner && a.association == b.association
-            && a.fromRole == b.fromRole && a.toRole == b.toRole
+            && a.fromRole == b.fromRole && a.toRole == b.toRole && a.containsTarget == b.containsTarget
             && a.referentialConstraints.elementsEqual(b.referentialConstraints, by: { $0 == $1 })
     }
 

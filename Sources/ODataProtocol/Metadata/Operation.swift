@@ -28,10 +28,15 @@ public struct Operation: Sendable, Hashable {
     public var httpMethod: String
     /// Entity set the result belongs to, if declared.
     public var entitySet: String?
+    /// V4 `EntitySetPath` of a bound operation (e.g. `person/Friends`), as written.
+    public var entitySetPath: String?
+    /// SAP annotations of a V2 function import (e.g. `"action-for": "NS.Type"`).
+    public var sapAnnotations: [String: String]
 
     public init(kind: Kind, name: String, qualifiedName: String, isBound: Bool = false,
                 isComposable: Bool = false, parameters: [Parameter] = [], returnType: TypeReference? = nil,
-                httpMethod: String, entitySet: String? = nil) {
+                httpMethod: String, entitySet: String? = nil, entitySetPath: String? = nil,
+                sapAnnotations: [String: String] = [:]) {
         self.kind = kind
         self.name = name
         self.qualifiedName = qualifiedName
@@ -41,5 +46,10 @@ public struct Operation: Sendable, Hashable {
         self.returnType = returnType
         self.httpMethod = httpMethod
         self.entitySet = entitySet
+        self.entitySetPath = entitySetPath
+        self.sapAnnotations = sapAnnotations
     }
+
+    /// V4 bound operations: the binding parameter (the first one).
+    public var bindingParameter: Parameter? { isBound ? parameters.first : nil }
 }

@@ -3,7 +3,22 @@
 /// Immutable and `Sendable`: build it once (see `MetadataParser`) and share it between threads.
 /// Type lookups take namespace-qualified names; aliases are resolved at load time.
 public struct ServiceModel: Sendable {
+    /// The protocol family: `.v2` for EDMX 1.0 documents (DataServiceVersion 1.0, 2.0 and
+    /// 3.0) and bare Microsoft-namespace `Schema`s, `.v4` for OASIS EDMX 4.0/4.01.
     public var version: ODataVersion
+    /// The version the document states: `m:DataServiceVersion` ("1.0", "2.0", "3.0") for
+    /// EDMX 1.0 documents, the `edmx:Edmx` `Version` ("4.0", "4.01") for V4; nil when the
+    /// document does not say (bare `Schema`, missing attribute).
+    public var declaredVersion: String?
+    /// EDMX 1.0 documents: `m:MaxDataServiceVersion`, if present (e.g. "3.0").
+    public var maxDataServiceVersion: String?
+    /// Namespaces included from other documents through `edmx:Reference`/`edmx:Include`
+    /// (vocabularies, ...). Their aliases are in `aliases`; their types are not loaded.
+    public var referencedNamespaces: [String]
+    /// Problems the parser tolerated (dangling references, skipped elements, duplicate
+    /// names, constructs of the other protocol version), in document order.
+    /// `MetadataParser.Options.strict` turns the first one into a thrown error instead.
+    public var warnings: [MetadataError]
     /// Schema namespaces in document order, and alias -> namespace.
     public var namespaces: [String]
     public var aliases: [String: String]
@@ -12,7 +27,9 @@ public struct ServiceModel: Sendable {
     public var enumTypes: [String: EnumType]
     /// V4 `TypeDefinition`s: qualified name -> underlying primitive type name.
     public var typeDefinitions: [String: String]
-    /// Entity sets and singletons of the (default) entity container, by name.
+    /// Entity sets and singletons of the (default) entity container, by name. V2 sets of
+    /// other (non-default) containers are included under their URL form
+    /// `Container.SetName`, which is also their `EntitySet.name`.
     public var entitySets: [String: EntitySet]
     /// The container's name (V2 the default container, `m:IsDefaultEntityContainer`).
     public var containerName: String
@@ -26,8 +43,14 @@ public struct ServiceModel: Sendable {
                 types: [String: StructuredType] = [:], enumTypes: [String: EnumType] = [:],
                 typeDefinitions: [String: String] = [:], entitySets: [String: EntitySet] = [:],
                 containerName: String = "", operationImports: [String: Operation] = [:],
-                operations: [String: [Operation]] = [:]) {
+                operations: [String: [Operation]] = [:], declaredVersion: String? = nil,
+                maxDataServiceVersion: String? = nil, referencedNamespaces: [String] = [],
+                warnings: [MetadataError] = []) {
         self.version = version
+        self.declaredVersion = declaredVersion
+        self.maxDataServiceVersion = maxDataServiceVersion
+        self.referencedNamespaces = referencedNamespaces
+        self.warnings = warnings
         self.namespaces = namespaces
         self.aliases = aliases
         self.types = types
@@ -83,12 +106,25 @@ public struct ServiceModel: Sendable {
     }
 
     public func property(_ name: String, of type: StructuredType) -> StructuralProperty? {
-        for t in lineage(of: type) { if let p = t.property(named: name) { return p } }
-        return nil
+        firstInLineage(of: type) { $0.property(named: name) }
     }
 
     public func navigationProperty(_ name: String, of type: StructuredType) -> NavigationProperty? {
-        for t in lineage(of: type) { if let p = t.navigationProperty(named: name) { return p } }
+        firstInLineage(of: type) { $0.navigationProperty(named: name) }
+    }
+
+    /// Walks `type` and its base types (at most 64, which also stops on cycles) without
+    /// allocating, returning the first non-nil result of `body`.
+    @inlinable
+    public func firstInLineage<T>(of type: StructuredType, _ body: (StructuredType) -> T?) -> T? {
+        if let r = body(type) { return r }
+        var next = type.baseType
+        var steps = 0
+        while let b = next, steps < 64, let base = types[b] ?? structuredType(b) {
+            if let r = body(base) { return r }
+            next = base.baseType
+            steps += 1
+        }
         return nil
     }
 
