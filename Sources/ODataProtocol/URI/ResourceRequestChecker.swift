@@ -221,13 +221,13 @@ public struct ResourceRequestChecker: Sendable {
 
     func checkKey(_ args: SegmentArguments, of typeName: String, _ s: PathSegment, _ typer: FilterTypeChecker) throws(URLParseError) {
         guard let type = model.types[typeName] else { return }
-        let key = model.key(of: type)
-        func fits(_ v: ArgumentValue, _ prop: String) throws(URLParseError) {
-            guard case .literal(let l) = v else { return }
-            guard let p = model.property(prop, of: type), let k = model.primitiveKind(of: p.type.name) else { return }
-            if l == .null { throw fail("key property '\(prop)' cannot be null", s) }
+        let key = model.keyProperties(of: type)
+        let names = key.map(\.name)
+        func fits(_ v: ArgumentValue, _ entry: (name: String, property: StructuralProperty)) throws(URLParseError) {
+            guard case .literal(let l) = v, let k = model.primitiveKind(of: entry.property.type.name) else { return }
+            if l == .null { throw fail("key property '\(entry.name)' cannot be null", s) }
             guard TypeCompatibility.literal(l, fits: k) else {
-                throw fail("key property '\(prop)' is \(k.rawValue); a \(l.kindName) literal does not fit", s)
+                throw fail("key property '\(entry.name)' is \(k.rawValue); a \(l.kindName) literal does not fit", s)
             }
         }
         switch args {
@@ -235,15 +235,17 @@ public struct ResourceRequestChecker: Sendable {
             throw fail("empty key predicate for \(typeName)", s)
         case .positional(let v):
             guard key.count == 1 else {
-                throw fail("\(typeName) has a key of \(key.count) properties (\(key.joined(separator: ", "))); name them", s)
+                throw fail("\(typeName) has a key of \(key.count) properties (\(names.joined(separator: ", "))); name them", s)
             }
             try fits(v, key[0])
         case .named(let pairs):
-            let names = pairs.map(\.name)
-            guard Set(names) == Set(key), names.count == key.count else {
-                throw fail("key of \(typeName) is (\(key.joined(separator: ","))), found (\(names.joined(separator: ",")))", s)
+            let given = pairs.map(\.name)
+            guard Set(given) == Set(names), given.count == names.count else {
+                throw fail("key of \(typeName) is (\(names.joined(separator: ","))), found (\(given.joined(separator: ",")))", s)
             }
-            for p in pairs { try fits(p.value, p.name) }
+            for p in pairs {
+                if let entry = key.first(where: { $0.name == p.name }) { try fits(p.value, entry) }
+            }
         }
     }
 
