@@ -91,4 +91,10 @@ public enum Literal: Hashable, Sendable {
         case .enumMember: return "enum"
         }
     }
+
+    /// `a string`, `an integer`: the kind name with its article, for messages.
+    public var withArticle: String {
+        let n = kindName
+        return (n.first.map { "aeio".contains($0) } ?? false ? "an " : "a ") + n
+    }
 }

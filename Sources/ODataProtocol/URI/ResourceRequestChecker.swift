@@ -227,7 +227,7 @@ public struct ResourceRequestChecker: Sendable {
             guard case .literal(let l) = v, let k = model.primitiveKind(of: entry.property.type.name) else { return }
             if l == .null { throw fail("key property '\(entry.name)' cannot be null", s) }
             guard TypeCompatibility.literal(l, fits: k) else {
-                throw fail("key property '\(entry.name)' is \(k.rawValue); a \(l.kindName) literal does not fit", s)
+                throw fail("key property '\(entry.name)' is \(k.rawValue); \(l.withArticle) literal does not fit", s)
             }
         }
         switch args {
@@ -270,7 +270,7 @@ public struct ResourceRequestChecker: Sendable {
                     throw fail("parameter '\(p.name)' of \(op.name): \(error.message)", s)
                 }
                 if let k = model.primitiveKind(of: p.type.name), !TypeCompatibility.literal(literal, fits: k) {
-                    throw fail("parameter '\(p.name)' is \(k.rawValue); a \(literal.kindName) literal does not fit", s)
+                    throw fail("parameter '\(p.name)' is \(k.rawValue); \(literal.withArticle) literal does not fit", s)
                 }
                 pairs.append(NamedArgument(name: p.name, value: .literal(literal)))
             }
@@ -292,7 +292,7 @@ public struct ResourceRequestChecker: Sendable {
             switch a.value {
             case .literal(let l):
                 if let k, !TypeCompatibility.literal(l, fits: k) {
-                    throw fail("parameter '\(a.name)' is \(k.rawValue); a \(l.kindName) literal does not fit", s)
+                    throw fail("parameter '\(a.name)' is \(k.rawValue); \(l.withArticle) literal does not fit", s)
                 }
             case .alias(let name):
                 guard options.aliases.contains(where: { $0.name == name }) else {
