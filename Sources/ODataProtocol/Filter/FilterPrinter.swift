@@ -1,0 +1,146 @@
+/// Prints an expression tree as canonical `$filter`/`$orderby` text (not percent-encoded):
+/// single spaces around operators, no spaces after commas, parentheses only where precedence
+/// needs them. Parsing the output with the same version gives an equal tree.
+public enum FilterPrinter {
+    public static func print(_ e: FilterExpression, version: ODataVersion?) -> String {
+        var out = ""
+        write(e, version, into: &out)
+        return out
+    }
+
+    /// Binds like a primary expression (needs no parentheses as an operand of anything).
+    static func isPrimary(_ e: FilterExpression) -> Bool {
+        switch e.kind {
+        case .literal, .alias, .member, .call, .typeFunction: return true
+        case .binary(let op, _, _): return op == .has
+        case .inList: return true
+        case .unary: return false
+        }
+    }
+
+    static func precedence(_ e: FilterExpression) -> Int {
+        switch e.kind {
+        case .binary(let op, _, _): return op.precedence
+        case .unary: return 7
+        default: return 9
+        }
+    }
+
+    static func startsNumeric(_ text: String) -> Bool {
+        guard let f = text.utf8.first else { return false }
+        return (f >= 0x30 && f <= 0x39) || f == UInt8(ascii: "-") || text.hasPrefix("INF") || text.hasPrefix("NaN")
+    }
+
+    static func write(_ e: FilterExpression, _ v: ODataVersion?, into out: inout String) {
+        switch e.kind {
+        case .literal(let l):
+            out += LiteralPrinter.print(l, version: v)
+        case .alias(let a):
+            out += "@" + a
+        case .member(let m):
+            writeMember(m, v, into: &out)
+        case .unary(let op, let operand):
+            if op == .not {
+                out += "not "
+                writeOperand(operand, needsParens: !isPrimary(operand) && precedence(operand) < 7, v, into: &out)
+            } else {
+                var inner = ""
+                write(operand, v, into: &inner)
+                let wrap = (!isPrimary(operand) && precedence(operand) < 7) || startsNumeric(inner)
+                    || { if case .literal = operand.kind { return true } else { return false } }()
+                out += "-"
+                out += wrap ? "(" + inner + ")" : inner
+            }
+        case .binary(let op, let l, let r):
+            if op == .has {
+                writeOperand(l, needsParens: !isPrimary(l), v, into: &out)
+                out += " has "
+                let rightPrimary: Bool
+                switch r.kind {
+                case .literal, .alias, .member, .call, .typeFunction: rightPrimary = true
+                default: rightPrimary = false
+                }
+                writeOperand(r, needsParens: !rightPrimary, v, into: &out)
+            } else {
+                writeOperand(l, needsParens: precedence(l) < op.precedence, v, into: &out)
+                out += " " + op.rawValue + " "
+                writeOperand(r, needsParens: precedence(r) <= op.precedence, v, into: &out)
+            }
+        case .inList(let l, let items):
+            writeOperand(l, needsParens: !isPrimary(l), v, into: &out)
+            out += " in ("
+            for (i, item) in items.enumerated() {
+                if i > 0 { out += "," }
+                write(item, v, into: &out)
+            }
+            out += ")"
+        case .call(let name, let args):
+            out += name + "("
+            for (i, a) in args.enumerated() {
+                if i > 0 { out += "," }
+                write(a, v, into: &out)
+            }
+            out += ")"
+        case .typeFunction(let fn, let operand, let typeName):
+            out += fn.rawValue + "("
+            if let operand {
+                write(operand, v, into: &out)
+                out += ","
+            }
+            let quote = v == .v2 || (v == nil && !typeName.contains("."))
+            out += quote ? LiteralPrinter.quoted(typeName) : typeName
+            out += ")"
+        }
+    }
+
+    static func writeOperand(_ e: FilterExpression, needsParens: Bool, _ v: ODataVersion?, into out: inout String) {
+        if needsParens { out += "(" }
+        write(e, v, into: &out)
+        if needsParens { out += ")" }
+    }
+
+    static func writeMember(_ m: MemberPath, _ v: ODataVersion?, into out: inout String) {
+        var parts: [String] = []
+        switch m.root {
+        case .implicit: break
+        case .it: parts.append("$it")
+        case .root: parts.append("$root")
+        case .rangeVariable(let name): parts.append(name)
+        }
+        for s in m.segments {
+            switch s {
+            case .property(let n), .typeCast(let n): parts.append(n)
+            case .count: parts.append("$count")
+            case .keyed(let n, let args): parts.append(n + ArgumentPrinter.print(args, version: v))
+            }
+        }
+        out += parts.joined(separator: "/")
+        if let lambda = m.lambda {
+            if !parts.isEmpty { out += "/" }
+            out += lambda.kind.rawValue + "("
+            if let variable = lambda.variable, let p = lambda.predicate {
+                out += variable + ":"
+                write(p, v, into: &out)
+            }
+            out += ")"
+        }
+    }
+}
+
+/// Prints key predicates and function parameters: `('x')`, `(a=1,b=@p)`, `()`.
+public enum ArgumentPrinter {
+    public static func print(_ args: SegmentArguments, version: ODataVersion?) -> String {
+        switch args {
+        case .empty: return "()"
+        case .positional(let v): return "(" + value(v, version) + ")"
+        case .named(let pairs): return "(" + pairs.map { $0.name + "=" + value($0.value, version) }.joined(separator: ",") + ")"
+        }
+    }
+
+    static func value(_ v: ArgumentValue, _ version: ODataVersion?) -> String {
+        switch v {
+        case .literal(let l): return LiteralPrinter.print(l, version: version)
+        case .alias(let a): return "@" + a
+        }
+    }
+}
