@@ -242,6 +242,9 @@ def build_app(page_size: int | None):
     store.set_entities("Products", products)
     store.set_entities("OrderLines", [_entity("OrderLines", row) for row in seed.order_lines()])
     store.set_entities("Customers", [_entity("Customers", row) for row in seed.customers()])
+    # A POST without a key gets max(ID) + 1, as a server with generated keys does (the
+    # offline store maps its local keys to the server's on upload).
+    store.declare_key_auto_generating("Products", "Categories")
     # Relations are kept in odatapy's relation table (keyed by repr of the key value);
     # seed both directions so $expand works from either side.
     by_category: dict[int, list[Entity]] = {c.get_value("ID"): [] for c in categories}

@@ -22,7 +22,7 @@ final class JoinableThread: Sendable {
     private let thread: pthread_t
     /// true once joined or detached. Held while joining, so a concurrent second `join()`
     /// waits for the first one.
-    private let finished = Mutex<Bool>(false)
+    private let finished = Locked<Bool>(false)
 
     /// Starts a thread running `body`.
     init(body: @escaping @Sendable () -> Void) throws(ThreadStartError) {

@@ -42,7 +42,7 @@ extension Result where Success == HTTPResponse, Failure == HTTPTransportError {
 /// Records every completion of many sends, keyed by the caller's own index (a completion
 /// may run before `send` has returned the id).
 final class CompletionRecorder: Sendable {
-    private let results = Mutex<[Int: [Result<HTTPResponse, HTTPTransportError>]]>([:])
+    private let results = Locked<[Int: [Result<HTTPResponse, HTTPTransportError>]]>([:])
 
     func record(_ index: Int, _ result: Result<HTTPResponse, HTTPTransportError>) {
         results.withLock { $0[index, default: []].append(result) }

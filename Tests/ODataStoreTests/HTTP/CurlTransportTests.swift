@@ -175,6 +175,20 @@ struct CurlTransportTests {
         #expect(message.contains("curl error 7"))
     }
 
+    @Test func tlsHandshakeWithAPlainHTTPServerIsATLSError() async throws {
+        // The proxy answers a TLS ClientHello at once with a plain-HTTP 400 (waitress would
+        // sit on it until the connect timeout).
+        let (server, proxy) = try Self.proxied(.v4)
+        defer { proxy.stop(); server.stop() }
+        let transport = try CurlTransport()
+        defer { transport.shutdown() }
+        let result = await get(transport, "https://127.0.0.1:\(proxy.port)/odata/$metadata")
+        guard case .failure(.tls) = result else {
+            Issue.record("expected .tls, got \(result)")
+            return
+        }
+    }
+
     @Test func timeoutsPerRequestAndByDefault() async throws {
         let (server, proxy) = try Self.proxied(.v4)
         defer { proxy.stop(); server.stop() }
@@ -343,6 +357,20 @@ struct CurlTransportTests {
 
         await sleepMilliseconds(100)
         #expect(recorder.snapshot().values.allSatisfy { $0.count == 1 })
+    }
+
+    @Test func releasingTheTransportClosesWhatIsInFlight() async throws {
+        let (server, proxy) = try Self.proxied(.v4)
+        defer { proxy.stop(); server.stop() }
+        try proxy.setFault("slow", count: -1, delayMilliseconds: 60_000)
+        let recorder = CompletionRecorder()
+        do {
+            let transport = try CurlTransport()
+            transport.send(HTTPRequest(method: "GET", url: proxy.serviceRoot + "Categories")) { recorder.record(0, $0) }
+            await sleepMilliseconds(100)
+        }  // the last reference goes: deinit shuts down and joins the thread
+        #expect(recorder.snapshot()[0]?.count == 1)
+        #expect(recorder.snapshot()[0]?.first?.error == .closed)
     }
 
     @Test func completionsMaySendAndShutDown() async throws {

@@ -2,6 +2,7 @@
 import Glibc
 #endif
 import Synchronization
+@testable import ODataStore
 
 /// A real test server process (Tests/servers): the odatapy V4 service, the pyslet V2 service
 /// or the fault proxy, started with posix_spawn and stopped on `stop()` or deinit.
@@ -37,7 +38,7 @@ final class TestServer: Sendable {
         var stopped: Bool
     }
 
-    private let pipes: Mutex<Pipes>
+    private let pipes: Locked<Pipes>
 
     /// Starts an OData service (`serve.py v4|v2`).
     static func start(_ kind: Kind, pageSize: Int? = nil, timeoutSeconds: Int = 60) throws -> TestServer {
@@ -167,7 +168,7 @@ final class TestServer: Sendable {
         origin = "http://" + hostPort
         port = Int(hostPort.split(separator: ":").last ?? "") ?? 0
         pid = child
-        pipes = Mutex(Pipes(stdinWrite: stdinPipe[1], stdoutRead: stdoutPipe[0], stopped: false))
+        pipes = Locked(Pipes(stdinWrite: stdinPipe[1], stdoutRead: stdoutPipe[0], stopped: false))
     }
 
     deinit {
@@ -302,7 +303,7 @@ final class TestServer: Sendable {
         return out + "\""
     }
 
-    private static let spawnLock = Mutex<Void>(())
+    private static let spawnLock = Locked<Bool>(false)  // not Void: a zero-sized value shares its address with the mutex pointer, which confuses TSan
 
     private static func cloexecPipe(_ fds: inout [Int32]) -> Bool {
         guard pipe(&fds) == 0 else { return false }

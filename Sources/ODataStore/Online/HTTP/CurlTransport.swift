@@ -148,12 +148,12 @@ struct CurlMultiHandle: @unchecked Sendable {
 }
 
 final class CurlShared: Sendable {
-    let inbox: Mutex<CurlInbox>
+    let inbox: Locked<CurlInbox>
     let requestsStarted = Atomic<Int>(0)
     let requestsCompleted = Atomic<Int>(0)
     let connectionsOpened = Atomic<Int>(0)
 
     init(multi: UnsafeMutableRawPointer) {
-        inbox = Mutex(CurlInbox(multi: CurlMultiHandle(raw: multi)))
+        inbox = Locked(CurlInbox(multi: CurlMultiHandle(raw: multi)))
     }
 }
