@@ -23,13 +23,15 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
+        // include/odatastore.h imported into Swift (no library to link: it is what we build).
+        .systemLibrary(name: "CODataStoreABI"),
 
         // Protocol: CSDL, resource paths, $filter, payload codecs, $batch. Pure: no I/O.
         .target(name: "ODataProtocol", dependencies: ["CXML2"]),
         // Stores, scheduler, online (libcurl) and offline (SQLite) engines.
         .target(name: "ODataStore", dependencies: ["ODataProtocol", "CCurl", "CSQLite"]),
         // The only target that touches raw C pointers: @_cdecl exports of include/odatastore.h.
-        .target(name: "ODataStoreC", dependencies: ["ODataStore"], exclude: ["exports.map"],
+        .target(name: "ODataStoreC", dependencies: ["ODataStore", "CODataStoreABI"], exclude: ["exports.map"],
                 linkerSettings: [.unsafeFlags(exportFlags)]),
         .executableTarget(name: "odatastore-cli", dependencies: ["ODataProtocol"]),
 

@@ -15,8 +15,11 @@ pyslet quirks (see README.md) are worked around here, in the harness, never in t
 from __future__ import annotations
 
 import datetime as _dt
+import io
+import json
 import logging
 import os
+import re
 
 import pyslet.odata2.core as core
 import pyslet.odata2.csdl as edm
@@ -91,12 +94,102 @@ def build_app(service_root: str, workdir: str, page_size: int | None):
     app = server.Server(serviceRoot=service_root)
     app.set_model(doc)
     app.topmax = page_size or DEFAULT_PAGE_SIZE
+    wrapped = _enforce_if_match(_rewrite_v2_dates(app))
     logging.getLogger().setLevel(logging.WARNING)  # sqlds logs every statement at INFO
     # sqlds logs "released database connection originally acquired by Thread[...]" at ERROR
     # whenever a collection is closed on another thread than the one that opened it (the
     # garbage collector does that for function results); it is harmless noise.
     logging.getLogger("pyslet.odata2.sqlds").setLevel(logging.CRITICAL)
-    return app
+    return wrapped
+
+
+_V2_DATE = re.compile(r"^/Date\((-?\d+)(?:([+-])(\d{4}))?\)/$")
+
+
+def _iso_from_v2_date(text: str):
+    match = _V2_DATE.match(text)
+    if not match:
+        return text
+    millis = int(match.group(1))
+    when = _dt.datetime(1970, 1, 1) + _dt.timedelta(milliseconds=millis)
+    iso = when.strftime("%Y-%m-%dT%H:%M:%S.%f")[:-3]
+    if match.group(2):
+        minutes = int(match.group(3))
+        iso += "%s%02d:%02d" % (match.group(2), minutes // 60, minutes % 60)
+    return iso
+
+
+def _convert_dates(value):
+    if isinstance(value, str):
+        return _iso_from_v2_date(value)
+    if isinstance(value, list):
+        return [_convert_dates(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _convert_dates(v) for k, v in value.items()}
+    return value
+
+
+def _rewrite_v2_dates(app):
+    """Harness workaround: pyslet 0.7 misreads V2 JSON dates in request bodies.
+
+    pyslet parses ``"/Date(1709164800000)/"`` (the V2 JSON form of Edm.DateTime that SAP
+    Gateway and every V2 client use) into 1970-01-01T00:00:00.001 on Python 3: its
+    ``parse_asp_dot_net_date`` loses the ticks. It reads ISO 8601 strings correctly, so
+    request bodies have their ``/Date(...)/`` values rewritten to ISO 8601 here, before
+    pyslet sees them. The library keeps sending ``/Date(ms)/``, as real servers expect.
+    """
+    def middleware(environ, start_response):
+        if environ.get("REQUEST_METHOD") in ("POST", "PUT", "MERGE", "PATCH") and \
+                "json" in environ.get("CONTENT_TYPE", ""):
+            length = int(environ.get("CONTENT_LENGTH") or 0)
+            raw = environ["wsgi.input"].read(length) if length else b""
+            try:
+                body = json.dumps(_convert_dates(json.loads(raw))).encode()
+            except ValueError:
+                body = raw  # not JSON: let pyslet report it
+            environ["wsgi.input"] = io.BytesIO(body)
+            environ["CONTENT_LENGTH"] = str(len(body))
+        return app(environ, start_response)
+    return middleware
+
+
+def _enforce_if_match(app):
+    """Harness workaround: pyslet 0.7 ignores If-Match.
+
+    SAP Gateway answers a change with a stale ``If-Match`` with 412 Precondition Failed;
+    pyslet applies it anyway. For PUT, MERGE, PATCH and DELETE carrying an If-Match other
+    than ``*``, this reads the entity's current ETag through the app itself and answers 412
+    with a V2 JSON error body when they differ. Requests without If-Match pass unchanged.
+    """
+    def middleware(environ, start_response):
+        if_match = environ.get("HTTP_IF_MATCH")
+        if environ.get("REQUEST_METHOD") in ("PUT", "MERGE", "PATCH", "DELETE") and \
+                if_match and if_match.strip() != "*":
+            probe = dict(environ)
+            probe["REQUEST_METHOD"] = "GET"
+            probe["CONTENT_LENGTH"] = "0"
+            probe["wsgi.input"] = io.BytesIO(b"")
+            probe["HTTP_ACCEPT"] = "application/json"
+            seen = {}
+
+            def capture(status, headers, exc_info=None):
+                seen["status"] = status
+                seen["etag"] = next((v for k, v in headers if k.lower() == "etag"), None)
+                return lambda data: None
+
+            for _ in app(probe, capture):
+                pass
+            current = seen.get("etag")
+            if seen.get("status", "").startswith("200") and current is not None and \
+                    if_match.strip() != current:
+                body = json.dumps({"error": {"code": "PreconditionFailed", "message": {
+                    "lang": "en-US",
+                    "value": "The entity was changed: its ETag is %s, not %s" % (current, if_match)}}}).encode()
+                start_response("412 Precondition Failed", [
+                    ("Content-Type", "application/json"), ("Content-Length", str(len(body)))])
+                return [body]
+        return app(environ, start_response)
+    return middleware
 
 
 

@@ -35,6 +35,15 @@ extension JSONTranscoder {
             return TopLevelSummary()
         }
         let first = try peekFirstKey()
+        if let fk = first, s.equals(fk, "results"), try objectHasSingleMember(), try firstValueIsObject() {
+            // {"results": {...}}: a single value or entity wrapped like a feed (pyslet writes
+            // function-import results this way); unwrap it.
+            _ = try s.beginObject()
+            _ = try s.readKey()
+            let r = try decodeV2Inner(declared: declared, target: target, valueKind: valueKind)
+            _ = try s.nextMember()
+            return r
+        }
         if let fk = first, isV2FeedKey(fk) {
             return try writeV2Collection(declared: declared, target: target, valueKind: valueKind)
         }

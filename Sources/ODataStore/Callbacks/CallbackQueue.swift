@@ -1,0 +1,156 @@
+import Glibc
+import Synchronization
+
+/// Delivers a store's callbacks one at a time, in the order they were enqueued, either on
+/// its own thread (`.thread`) or on whichever thread calls `dispatch` (`.queue`).
+///
+/// Threading: `enqueue` may be called from any thread and never runs the callback itself.
+/// Callbacks run without any internal lock held. `shutdown` delivers what is still queued
+/// and then refuses further work; it must not be called from a callback (check
+/// `isDeliveringOnCurrentThread` first).
+final class CallbackQueue: @unchecked Sendable {
+    typealias Callback = @Sendable () -> Void
+
+    let mode: DispatchMode
+    private let cond = ConditionLock()
+    // Guarded by `cond`.
+    private var items: [Callback] = []
+    private var head = 0
+    private var accepting = true
+    private var dispatcherActive = false
+    private var thread: JoinableThread?
+    private let event: ReadinessPipe?
+    /// The thread currently running callbacks (0 when none); the callback thread in `.thread` mode.
+    private let deliveringThread = Atomic<UInt>(0)
+
+    init(mode: DispatchMode, name: String) throws(ODataStoreError) {
+        self.mode = mode
+        if mode == .queue {
+            event = try ReadinessPipe()
+        } else {
+            event = nil
+            // The thread holds the queue until its loop ends, so the queue can be released
+            // from one of its own callbacks.
+            do {
+                thread = try JoinableThread { self.runLoop() }
+            } catch {
+                throw ODataStoreError(.noMemory, "cannot start the callback thread: \(error)")
+            }
+        }
+    }
+
+    /// The descriptor that is readable while callbacks wait (queue mode only).
+    var fileDescriptor: Int32? { event?.readEnd }
+
+    /// True when the calling thread is running one of this queue's callbacks.
+    var isDeliveringOnCurrentThread: Bool {
+        deliveringThread.load(ordering: .acquiring) == currentThreadID()
+    }
+
+    /// Appends a callback. Returns false (and drops it) after `shutdown`.
+    @discardableResult
+    func enqueue(_ callback: @escaping Callback) -> Bool {
+        cond.lock()
+        defer { cond.unlock() }
+        guard accepting else { return false }
+        let wasEmpty = head == items.count
+        items.append(callback)
+        if wasEmpty { event?.raise() }
+        cond.broadcast()
+        return true
+    }
+
+    /// Queue mode: waits up to `timeoutMilliseconds` (negative: forever) for a callback, then
+    /// runs everything queued at that moment on the calling thread. Returns how many ran.
+    func dispatch(timeoutMilliseconds: Int) throws(ODataStoreError) -> Int {
+        guard mode == .queue else {
+            throw .state("ods_store_dispatch is for stores opened with ODS_DISPATCH_QUEUE")
+        }
+        if isDeliveringOnCurrentThread {
+            throw .state("ods_store_dispatch called from a callback of the same store")
+        }
+        let deadline = timeoutMilliseconds >= 0 ? MonotonicClock.deadline(afterMilliseconds: timeoutMilliseconds) : nil
+        cond.lock()
+        while accepting && (dispatcherActive || head == items.count) {
+            if let deadline {
+                if !cond.wait(untilNanoseconds: deadline) { break }
+            } else {
+                cond.wait()
+            }
+        }
+        guard accepting else {
+            cond.unlock()
+            throw ODataStoreError(.closed, "the store is closed")
+        }
+        if dispatcherActive || head == items.count {
+            cond.unlock()
+            return 0
+        }
+        dispatcherActive = true
+        let batch = takeAllLocked()
+        cond.unlock()
+        run(batch)
+        cond.withLock {
+            dispatcherActive = false
+            cond.broadcast()
+        }
+        return batch.count
+    }
+
+    /// Stops accepting callbacks, delivers those still queued (on the callback thread, or on
+    /// the calling thread in queue mode) and, in thread mode, joins the callback thread.
+    func shutdown() {
+        cond.lock()
+        accepting = false
+        cond.broadcast()
+        if mode == .thread {
+            cond.unlock()
+            // From one of its own callbacks this detaches: the loop ends after this batch.
+            thread?.join()
+            return
+        }
+        while dispatcherActive { cond.wait() }
+        dispatcherActive = true
+        cond.unlock()
+        while true {
+            let batch = cond.withLock { takeAllLocked() }
+            if batch.isEmpty { break }
+            run(batch)
+        }
+        cond.withLock {
+            dispatcherActive = false
+            cond.broadcast()
+        }
+    }
+
+    private func runLoop() {
+        while true {
+            cond.lock()
+            while accepting && head == items.count { cond.wait() }
+            let batch = takeAllLocked()
+            let done = !accepting && batch.isEmpty
+            cond.unlock()
+            if done { return }
+            run(batch)
+        }
+    }
+
+    private func run(_ batch: [Callback]) {
+        deliveringThread.store(currentThreadID(), ordering: .releasing)
+        for callback in batch { callback() }
+        deliveringThread.store(0, ordering: .releasing)
+    }
+
+    /// Removes and returns every queued callback; lowers the event. Lock held.
+    private func takeAllLocked() -> [Callback] {
+        guard head < items.count else { return [] }
+        let batch = Array(items[head...])
+        items.removeAll(keepingCapacity: true)
+        head = 0
+        event?.lower()
+        return batch
+    }
+}
+
+/// The calling thread's pthread id as a number, for "am I on that thread" checks.
+func currentThreadID() -> UInt { UInt(pthread_self()) }

@@ -1,0 +1,24 @@
+import Synchronization
+
+/// SAP Gateway's cross-site request forgery token: fetched with `X-CSRF-Token: Fetch`,
+/// sent on every modifying request, fetched again when the service answers 403 with
+/// `X-CSRF-Token: Required`.
+final class CSRFToken: Sendable {
+    private let value = Mutex<String?>(nil)
+
+    var current: String? { value.withLock { $0 } }
+
+    func update(from response: HTTPResponse) {
+        guard let token = response.header("X-CSRF-Token"), !token.isEmpty,
+              !asciiCaseInsensitiveEquals(token, "Required") else { return }
+        value.withLock { $0 = token }
+    }
+
+    func invalidate() { value.withLock { $0 = nil } }
+
+    /// True when a 403 response says the token is missing or expired.
+    static func isRequired(_ response: HTTPResponse) -> Bool {
+        guard response.status == 403, let h = response.header("X-CSRF-Token") else { return false }
+        return asciiCaseInsensitiveEquals(h, "Required")
+    }
+}

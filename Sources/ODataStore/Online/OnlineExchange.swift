@@ -1,0 +1,322 @@
+import Synchronization
+
+/// One request's life on the network: build the HTTP request, send it, fetch a CSRF token
+/// and retry once when the service demands one, follow next links when asked, decode the
+/// payload into the canonical JSON shape, and complete exactly once.
+///
+/// Threading: `start` runs on the caller's thread; everything after runs on the
+/// transport's thread. `cancel` may be called from any thread.
+final class OnlineExchange: EngineTask {
+    private let engine: OnlineEngine
+    private let job: RequestJob
+    private let completion: @Sendable (Result<Response, RequestFailure>) -> Void
+    private let progress = Mutex(Progress())
+
+    private struct Progress {
+        var cancelled = false
+        var completed = false
+        var transfer: UInt64?
+        var csrfRetried = false
+        var pages: [DecodedPage] = []
+        var visited: Set<String> = []
+    }
+
+    /// A page decoded while following next links.
+    private struct DecodedPage {
+        var response: HTTPResponse
+        var payload: DecodedPayload
+    }
+
+    /// What `prepare` works out once per request.
+    private struct Plan: Sendable {
+        var version: ODataVersion
+        var method: String
+        var url: String
+        var headers: [(name: String, value: String)]
+        var body: [UInt8]
+        var entitySet: String?
+        var target: PayloadTarget
+        var modifying: Bool
+    }
+
+    init(engine: OnlineEngine, job: RequestJob,
+         completion: @escaping @Sendable (Result<Response, RequestFailure>) -> Void) {
+        self.engine = engine
+        self.job = job
+        self.completion = completion
+    }
+
+    func start() {
+        let plan: Plan
+        do {
+            plan = try prepare()
+        } catch {
+            finish(.failure(RequestFailure(error: error)))
+            return
+        }
+        send(plan, url: plan.url, first: true)
+    }
+
+    func cancel() {
+        let transfer: UInt64? = progress.withLock { p in
+            p.cancelled = true
+            return p.transfer
+        }
+        if let transfer { engine.transport.cancel(transfer) }
+        finish(.failure(RequestFailure(error: .cancelled)))
+    }
+
+    // MARK: - Building
+
+    private func prepare() throws(ODataStoreError) -> Plan {
+        let version = engine.odataVersion ?? .v4
+        let model = engine.model
+        let url = try RequestURL.make(serviceRoot: engine.serviceRoot, path: job.path)
+        let target = ResourceTarget(path: job.path, serviceRoot: engine.serviceRoot)
+        let operation = job.mode == .function ? target.firstSegment.flatMap { model?.operationImports[$0] } : nil
+        if job.mode == .function, model != nil, operation == nil {
+            throw ODataStoreError(.invalidArgument, "\"\(target.firstSegment ?? job.path)\" is not a function or action import of this service")
+        }
+        let method = HTTPMethodChoice.method(for: job.mode, version: version, operation: operation, hasBody: job.body != nil)
+        var entitySet = target.entitySet(in: model)
+        var payloadTarget = PayloadTarget.automatic
+        if let operation, let returns = operation.returnType, let model {
+            // An operation's result is typed by its declaration: entities of its set, or a value.
+            if model.structuredType(returns.name)?.kind == .entity {
+                payloadTarget = .entities
+                entitySet = operation.entitySet ?? entitySet
+            } else {
+                payloadTarget = .value(returns)
+            }
+        }
+
+        var headers = engine.baseHeaders(version: version)
+        headers.append(("Accept", target.isRawValue ? "text/plain, application/octet-stream;q=0.9, */*;q=0.8"
+                                                   : ProtocolHeaders.accept(version)))
+        var body: [UInt8] = []
+        if let text = job.body, method != "GET", method != "DELETE" {
+            if job.mode.requiresBody {
+                do {
+                    let encoded = try PayloadEncoder.encodeEntity(text, version: version, model: model, entitySet: entitySet)
+                    body = encoded.body
+                    headers.append(("Content-Type", encoded.contentType))
+                } catch {
+                    throw ODataStoreError(.invalidArgument, "the request body cannot be sent: \(error)")
+                }
+            } else {
+                body = Array(text.utf8)
+                headers.append(("Content-Type", "application/json"))
+            }
+        }
+        let modifying = method != "GET"
+        if modifying, job.mode != .create, job.mode != .function, let etag = job.etag ?? bodyETag() {
+            headers.append(("If-Match", etag))
+        }
+        return Plan(version: version, method: method, url: url, headers: engine.merged(headers, job.headers),
+                    body: body, entitySet: entitySet, target: payloadTarget, modifying: modifying)
+    }
+
+    /// The `@odata.etag` of the JSON body, used as If-Match when the app set none.
+    private func bodyETag() -> String? {
+        guard let body = job.body, case .object(let o)? = try? JSONValue.parse(body),
+              case .string(let etag)? = o["@odata.etag"] else { return nil }
+        return etag
+    }
+
+    // MARK: - Sending
+
+    private func send(_ plan: Plan, url: String, first: Bool) {
+        var headers = plan.headers
+        if plan.modifying, engine.options.csrfProtection, let token = engine.csrf.current {
+            headers.append(("X-CSRF-Token", token))
+        }
+        let request = HTTPRequest(method: first ? plan.method : "GET", url: url, headers: headers,
+                                  body: first ? plan.body : [], timeoutMilliseconds: engine.timeout(job.timeoutMilliseconds))
+        transmit(request) { [self] response in
+            handle(response, plan: plan, url: url, first: first)
+        }
+    }
+
+    /// Sends one HTTP request unless cancelled; transport failures finish the request.
+    private func transmit(_ request: HTTPRequest, then: @escaping @Sendable (HTTPResponse) -> Void) {
+        let id = engine.transport.send(request) { [self] result in
+            switch result {
+            case .success(let response): then(response)
+            case .failure(let error):
+                finish(.failure(RequestFailure(error: ResponseErrors.error(for: error, what: "\(request.method) \(job.path)"))))
+            }
+        }
+        let cancelled: Bool = progress.withLock { p in
+            p.transfer = id
+            return p.cancelled
+        }
+        if cancelled { engine.transport.cancel(id) }
+    }
+
+    private func handle(_ response: HTTPResponse, plan: Plan, url: String, first: Bool) {
+        engine.csrf.update(from: response)
+        if first, plan.modifying, engine.options.csrfProtection, CSRFToken.isRequired(response),
+           progress.withLock({ p in defer { p.csrfRetried = true }; return !p.csrfRetried }) {
+            refetchToken { [self] in send(plan, url: url, first: true) }
+            return
+        }
+        guard (200..<300).contains(response.status) else {
+            finish(.failure(failure(for: response)))
+            return
+        }
+        let payload: DecodedPayload
+        do {
+            payload = try decode(response, plan: plan)
+        } catch {
+            finish(.failure(RequestFailure(error: error, response: Response(raw: response))))
+            return
+        }
+        if job.paging == .follow, let next = payload.nextLink {
+            let absolute = absoluteLink(next, relativeTo: url)
+            let repeated: Bool = progress.withLock { p in
+                p.pages.append(DecodedPage(response: response, payload: payload))
+                return !p.visited.insert(absolute).inserted
+            }
+            if repeated {
+                finish(.failure(RequestFailure(error: ODataStoreError(.protocol, "the service sent the same next link twice: \(absolute)"))))
+                return
+            }
+            do {
+                let nextURL = try RequestURL.make(serviceRoot: engine.serviceRoot, path: absolute)
+                send(plan, url: nextURL, first: false)
+            } catch {
+                finish(.failure(RequestFailure(error: error)))
+            }
+            return
+        }
+        let pages: [DecodedPage] = progress.withLock { $0.pages } + [DecodedPage(response: response, payload: payload)]
+        finish(.success(assemble(pages)))
+    }
+
+    private func refetchToken(then retry: @escaping @Sendable () -> Void) {
+        engine.csrf.invalidate()
+        var headers = engine.merged(engine.baseHeaders(version: engine.odataVersion ?? .v4), [])
+        headers.append(("X-CSRF-Token", "Fetch"))
+        let request = HTTPRequest(method: "GET", url: engine.serviceRoot, headers: headers,
+                                  timeoutMilliseconds: engine.timeout(job.timeoutMilliseconds))
+        transmit(request) { [self] response in
+            engine.csrf.update(from: response)
+            retry()
+        }
+    }
+
+    // MARK: - Results
+
+    private func decode(_ response: HTTPResponse, plan: Plan) throws(ODataStoreError) -> DecodedPayload {
+        if response.body.isEmpty || response.status == 204 {
+            return DecodedPayload.empty
+        }
+        let contentType = response.header("Content-Type") ?? ""
+        if contentType.lowercased().hasPrefix("text/plain") {
+            return DecodedPayload.plainText(response.body)
+        }
+        let lower = contentType.lowercased()
+        guard lower.contains("json") || lower.contains("xml") else {
+            // Media ($value of a stream, images...): raw bytes only.
+            return DecodedPayload.empty
+        }
+        do {
+            return try PayloadDecoder.decode(response.body, contentType: contentType, version: plan.version,
+                                             model: engine.model, entitySet: plan.entitySet, target: plan.target)
+        } catch {
+            throw ODataStoreError(.protocol, "the service's response to \(plan.method) \(job.path) is not valid OData: \(error)",
+                                  httpStatus: response.status)
+        }
+    }
+
+    private func failure(for response: HTTPResponse) -> RequestFailure {
+        let error = ResponseErrors.error(for: response, what: "\(job.mode == .read ? "GET" : "request") \(job.path)")
+        var r = Response(raw: response)
+        if error.odataCode != nil || error.odataMessage != nil {
+            var inner = JSONObject()
+            inner["code"] = .string(error.odataCode ?? "")
+            inner["message"] = .string(error.odataMessage ?? "")
+            var outer = JSONObject()
+            outer["error"] = .object(inner)
+            r.json = JSONValue.object(outer).serialized()
+        }
+        return RequestFailure(error: error, response: r)
+    }
+
+    private func assemble(_ pages: [DecodedPage]) -> Response {
+        guard let last = pages.last else { return Response(status: 0) }
+        let etag = last.payload.etag ?? last.response.header("ETag")
+        var response = Response(raw: last.response)
+        response.etag = etag
+        response.count = pages.first?.payload.count
+        response.deltaLink = last.payload.deltaLink
+        if pages.count == 1 {
+            response.json = last.payload.json
+            response.nextLink = last.payload.nextLink
+            response.entityCount = last.payload.entityCount
+            return response
+        }
+        // Several pages: one collection holding every page's entities.
+        var items: [JSONValue] = []
+        var top = JSONObject()
+        for (i, page) in pages.enumerated() {
+            guard case .object(let o)? = try? JSONValue.parse(page.payload.json) else { continue }
+            if i == 0 { top = o }
+            if case .array(let values)? = o["value"] { items.append(contentsOf: values) }
+        }
+        top["value"] = .array(items)
+        top["@odata.nextLink"] = nil
+        if let delta = last.payload.deltaLink { top["@odata.deltaLink"] = .string(delta) }
+        response.json = JSONValue.object(top).serialized()
+        response.nextLink = nil
+        response.entityCount = items.count
+        return response
+    }
+
+    private func absoluteLink(_ link: String, relativeTo url: String) -> String {
+        if link.hasPrefix("http://") || link.hasPrefix("https://") { return link }
+        if link.hasPrefix("/") {
+            return (RequestURL.origin(of: url) ?? "") + link
+        }
+        return engine.serviceRoot + link
+    }
+
+    private func finish(_ outcome: Result<Response, RequestFailure>) {
+        let first: Bool = progress.withLock { p in
+            defer { p.completed = true }
+            return !p.completed
+        }
+        if first { completion(outcome) }
+    }
+}
+
+extension Response {
+    /// A response carrying only what the transport received.
+    init(raw: HTTPResponse) {
+        self.init(status: raw.status, headers: raw.headers, body: raw.body)
+    }
+}
+
+extension DecodedPayload {
+    static var empty: DecodedPayload {
+        DecodedPayload(json: "")
+    }
+
+    /// `$count` and other plain-text values, as `{"value": ...}`.
+    static func plainText(_ body: [UInt8]) -> DecodedPayload {
+        let text = String(decoding: body, as: UTF8.self).trimmingWhitespace()
+        if let n = Int64(text) {
+            return DecodedPayload(json: "{\"value\":\(n)}", count: n)
+        }
+        var o = JSONObject()
+        o["value"] = .string(text)
+        return DecodedPayload(json: JSONValue.object(o).serialized())
+    }
+}
+
+extension String {
+    func trimmingWhitespace() -> String {
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t" }
+        return String(self.drop(while: isSpace).reversed().drop(while: isSpace).reversed())
+    }
+}

@@ -1,0 +1,78 @@
+/// Builds the absolute URL of a request from the service root and the app's path.
+///
+/// The app writes paths the way OData documents show them ("Products?$filter=Name eq 'A b'");
+/// this percent-encodes what may not appear in a URL (spaces, quotes are fine, non-ASCII as
+/// UTF-8) while keeping existing `%XX` escapes, and encodes `+` in the query as `%2B` because
+/// many servers decode a literal `+` as a space. Full URLs are accepted only under the
+/// service root, so credentials are never sent to another host.
+enum RequestURL {
+    static func make(serviceRoot: String, path: String) throws(ODataStoreError) -> String {
+        let root = serviceRoot.hasSuffix("/") ? serviceRoot : serviceRoot + "/"
+        if path.hasPrefix("http://") || path.hasPrefix("https://") {
+            guard let rootOrigin = origin(of: root), origin(of: path) == rootOrigin else {
+                throw .invalid("the URL \"\(path)\" is not on the service's host \(origin(of: root) ?? root)")
+            }
+            return encode(path)
+        }
+        var relative = Substring(path)
+        while relative.first == "/" { relative = relative.dropFirst() }
+        return encode(root + relative)
+    }
+
+    /// scheme://host[:port] of an absolute URL, lowercased, default ports removed.
+    static func origin(of url: String) -> String? {
+        guard let schemeEnd = url.firstRange(of: "://") else { return nil }
+        let scheme = url[..<schemeEnd.lowerBound].lowercased()
+        let rest = url[schemeEnd.upperBound...]
+        let authority = rest.prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        var hostPort = authority.lowercased()
+        if let at = hostPort.lastIndex(of: "@") { hostPort = String(hostPort[hostPort.index(after: at)...]) }
+        if scheme == "http", hostPort.hasSuffix(":80") { hostPort.removeLast(3) }
+        if scheme == "https", hostPort.hasSuffix(":443") { hostPort.removeLast(4) }
+        return scheme + "://" + hostPort
+    }
+
+    /// Percent-encodes bytes that are not allowed in a URL; keeps valid `%XX` escapes.
+    static func encode(_ url: String) -> String {
+        let bytes = Array(url.utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count + 16)
+        var inQuery = false
+        var i = 0
+        while i < bytes.count {
+            let c = bytes[i]
+            if c == UInt8(ascii: "?") { inQuery = true }
+            if c == UInt8(ascii: "%"), i + 2 < bytes.count, isHex(bytes[i + 1]), isHex(bytes[i + 2]) {
+                out.append(contentsOf: bytes[i...i + 2])
+                i += 3
+                continue
+            }
+            if isAllowed(c) && !(inQuery && c == UInt8(ascii: "+")) {
+                out.append(c)
+            } else {
+                out.append(UInt8(ascii: "%"))
+                out.append(hexDigit(c >> 4))
+                out.append(hexDigit(c & 15))
+            }
+            i += 1
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func isHex(_ c: UInt8) -> Bool {
+        (c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102)
+    }
+
+    private static func hexDigit(_ v: UInt8) -> UInt8 { v < 10 ? 48 + v : 55 + v }
+
+    /// RFC 3986 unreserved and reserved characters (the `%` case is handled by the caller).
+    private static func isAllowed(_ c: UInt8) -> Bool {
+        switch c {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+             UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        default:
+            return "-._~:/?#[]@!$&'()*+,;=".utf8.contains(c)
+        }
+    }
+}

@@ -1,2 +1,0 @@
-@_exported import ODataProtocol
-public let odataStoreBuild = 1

@@ -1,0 +1,180 @@
+import Synchronization
+
+/// One OData request: created unstarted, configured, then started; results arrive through
+/// its delegate and/or completion.
+///
+/// Ownership: the store keeps a started request alive until its last callback has returned,
+/// so an app may drop its own reference at any time. Threading: all methods are thread-safe;
+/// the setters succeed only before `start`.
+public final class Request: Sendable {
+    /// Unique within the store, never 0.
+    public let id: UInt64
+    public let mode: RequestMode
+    /// The resource path as given (relative to the service root, or a full URL under it).
+    public let path: String
+    /// The entity body in the canonical JSON shape, for create/update/function calls.
+    public let body: String?
+    /// The store the request belongs to.
+    public let store: Store
+
+    private struct Mutable {
+        var state: RequestState = .new
+        var delegate: (any RequestDelegate)?
+        var completion: RequestCompletion?
+        var headers: [(name: String, value: String)] = []
+        var etag: String?
+        var paging: Paging = .none
+        var timeoutMilliseconds = 0
+        var context: (any Sendable)?
+        var task: (any EngineTask)?
+    }
+    private let mutable = Mutex(Mutable())
+
+    init(store: Store, id: UInt64, mode: RequestMode, path: String, body: String?) {
+        self.store = store
+        self.id = id
+        self.mode = mode
+        self.path = path
+        self.body = body
+    }
+
+    public var state: RequestState { mutable.withLock { $0.state } }
+
+    /// An app value carried with the request (the C layer keeps its `void *` context here).
+    /// May be set at any time.
+    public var context: (any Sendable)? {
+        get { mutable.withLock { $0.context } }
+        set { mutable.withLock { $0.context = newValue } }
+    }
+
+    /// The delegate, if set (nil once the request's last callback has run).
+    public var delegate: (any RequestDelegate)? { mutable.withLock { $0.delegate } }
+
+    public func setDelegate(_ delegate: (any RequestDelegate)?) throws(ODataStoreError) {
+        try configure { $0.delegate = delegate }
+    }
+
+    public func setCompletion(_ completion: RequestCompletion?) throws(ODataStoreError) {
+        try configure { $0.completion = completion }
+    }
+
+    /// Adds a header (replacing one with the same name, case-insensitively); nil removes it.
+    public func setHeader(_ name: String, _ value: String?) throws(ODataStoreError) {
+        guard isValidHeaderName(name) else { throw .invalid("invalid header name \"\(name)\"") }
+        if let value, !isValidHeaderValue(value) {
+            throw .invalid("header value for \(name) contains CR, LF or NUL")
+        }
+        try configure { m in
+            m.headers.removeAll { asciiCaseInsensitiveEquals($0.name, name) }
+            if let value { m.headers.append((name, value)) }
+        }
+    }
+
+    /// The ETag sent as If-Match on update/delete; nil falls back to the body's `@odata.etag`.
+    public func setETag(_ etag: String?) throws(ODataStoreError) {
+        if let etag, !isValidHeaderValue(etag) { throw .invalid("ETag contains CR, LF or NUL") }
+        try configure { $0.etag = etag }
+    }
+
+    public func setPaging(_ paging: Paging) throws(ODataStoreError) {
+        try configure { $0.paging = paging }
+    }
+
+    /// Time limit per HTTP exchange in milliseconds; 0 uses the store's.
+    public func setTimeout(milliseconds: Int) throws(ODataStoreError) {
+        guard milliseconds >= 0 else { throw .invalid("timeout must not be negative") }
+        try configure { $0.timeoutMilliseconds = milliseconds }
+    }
+
+    /// Starts the request. Throws `.invalidState` when already started and `.closed` when
+    /// the store is closing; in both cases no callback will come.
+    public func start() throws(ODataStoreError) {
+        let job: RequestJob = try mutable.withLock { (m) throws(ODataStoreError) -> RequestJob in
+            guard m.state == .new else { throw .state("the request was already started") }
+            m.state = .waiting
+            return RequestJob(id: id, mode: mode, path: path, body: body, headers: m.headers,
+                              etag: m.etag, paging: m.paging, timeoutMilliseconds: m.timeoutMilliseconds)
+        }
+        do {
+            try store.submit(self, job)
+        } catch {
+            mutable.withLock { $0.state = .new }
+            throw error
+        }
+    }
+
+    /// Cancels a started request: it fails with `.cancelled`. Throws `.invalidState` when not
+    /// started or already done.
+    public func cancel() throws(ODataStoreError) {
+        try store.cancel(self)
+    }
+
+    // MARK: - Scheduler interface (called with the store's table lock held, never the reverse)
+
+    private func configure(_ change: (inout Mutable) -> Void) throws(ODataStoreError) {
+        try mutable.withLock { (m) throws(ODataStoreError) in
+            guard m.state == .new else { throw .state("a request can only be configured before it is started") }
+            change(&m)
+        }
+    }
+
+    /// Moves waiting -> running; false when the request already reached a terminal state.
+    func markRunning() -> Bool {
+        mutable.withLock { m in
+            guard m.state == .waiting else { return false }
+            m.state = .running
+            return true
+        }
+    }
+
+    /// Claims the single terminal transition. Returns the callbacks to call, or nil when the
+    /// request is already terminal (or was never started).
+    func claimTerminal(_ state: RequestState) -> (delegate: (any RequestDelegate)?, completion: RequestCompletion?, task: (any EngineTask)?)? {
+        mutable.withLock { m in
+            guard m.state == .waiting || m.state == .running else { return nil }
+            m.state = state
+            let task = m.task
+            m.task = nil
+            return (m.delegate, m.completion, task)
+        }
+    }
+
+    /// Records the engine task; returns false (and the caller cancels it) when the request
+    /// already ended.
+    func attach(_ task: any EngineTask) -> Bool {
+        mutable.withLock { m in
+            guard !m.state.isTerminal else { return false }
+            m.task = task
+            return true
+        }
+    }
+
+    /// Drops delegate and completion after the last callback, breaking reference cycles.
+    func releaseCallbacks() {
+        mutable.withLock { m in
+            m.delegate = nil
+            m.completion = nil
+        }
+    }
+
+    func currentDelegate() -> (any RequestDelegate)? { mutable.withLock { $0.delegate } }
+}
+
+func isValidHeaderName(_ name: String) -> Bool {
+    guard !name.isEmpty else { return false }
+    // RFC 9110 token characters.
+    for c in name.utf8 {
+        switch c {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+             UInt8(ascii: "0")...UInt8(ascii: "9"):
+            continue
+        default:
+            if !"!#$%&'*+-.^_`|~".utf8.contains(c) { return false }
+        }
+    }
+    return true
+}
+
+func isValidHeaderValue(_ value: String) -> Bool {
+    !value.utf8.contains { $0 == 10 || $0 == 13 || $0 == 0 }
+}

@@ -1,0 +1,70 @@
+/// Checks a request's mode, path and body when it is created, so that bad input fails
+/// synchronously with a clear message instead of reaching the service.
+enum RequestValidation {
+    static let maximumPathLength = 64 * 1024
+
+    static func check(mode: RequestMode, path: String, body: String?) throws(ODataStoreError) {
+        guard !path.isEmpty else { throw .invalid("the resource path is empty") }
+        guard path.utf8.count <= maximumPathLength else {
+            throw .invalid("the resource path is longer than \(maximumPathLength) bytes")
+        }
+        for (offset, c) in path.utf8.enumerated() where c < 0x20 || c == 0x7F || c == UInt8(ascii: "#") {
+            throw ODataStoreError(.invalidArgument,
+                                  "the resource path contains \(c == UInt8(ascii: "#") ? "a fragment ('#')" : "a control character") at position \(offset)",
+                                  position: offset)
+        }
+        try checkBalanced(path)
+        switch (mode.requiresBody, body) {
+        case (true, nil):
+            throw .invalid("a \(name(of: mode)) request needs a JSON body")
+        case (false, .some) where mode == .read || mode == .delete:
+            throw .invalid("a \(name(of: mode)) request takes no body")
+        default:
+            break
+        }
+        guard let body else { return }
+        let value: JSONValue
+        do {
+            value = try JSONValue.parse(body)
+        } catch {
+            throw ODataStoreError(.invalidArgument, "the body is not valid JSON: \(error)")
+        }
+        if mode.requiresBody, case .object = value {} else if mode.requiresBody {
+            throw .invalid("the body of a \(name(of: mode)) request must be a JSON object")
+        }
+    }
+
+    /// Parentheses and single quotes in the resource part must balance ("Products(1" is
+    /// malformed); the query part is left to the service.
+    private static func checkBalanced(_ path: String) throws(ODataStoreError) {
+        var depth = 0
+        var quoted = false
+        var offset = 0
+        for c in path.utf8 {
+            if c == UInt8(ascii: "?") && !quoted { break }
+            if c == UInt8(ascii: "'") { quoted.toggle() }
+            if !quoted {
+                if c == UInt8(ascii: "(") { depth += 1 }
+                if c == UInt8(ascii: ")") {
+                    depth -= 1
+                    if depth < 0 {
+                        throw ODataStoreError(.invalidArgument, "malformed resource path: unmatched ')' at position \(offset)", position: offset)
+                    }
+                }
+            }
+            offset += 1
+        }
+        if quoted { throw ODataStoreError(.invalidArgument, "malformed resource path: unterminated string literal", position: offset) }
+        if depth != 0 { throw ODataStoreError(.invalidArgument, "malformed resource path: missing ')'", position: offset) }
+    }
+
+    static func name(of mode: RequestMode) -> String {
+        switch mode {
+        case .read: "READ"
+        case .create: "CREATE"
+        case .update, .updatePut, .updateMerge, .updatePatch: "UPDATE"
+        case .delete: "DELETE"
+        case .function: "FUNCTION"
+        }
+    }
+}

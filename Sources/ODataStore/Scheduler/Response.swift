@@ -1,0 +1,43 @@
+/// What the service answered, as delivered to delegates and completions.
+///
+/// A value type: keep it as long as you like. `json` is the payload in the library's one JSON
+/// shape (docs/json-shape.md), whatever the service's OData version.
+public struct Response: Sendable {
+    /// HTTP status of the (last) exchange.
+    public var status: Int
+    /// Response header lines as received.
+    public var headers: [(name: String, value: String)]
+    /// The raw body as received (of the last page when pages were followed).
+    public var body: [UInt8]
+    /// The payload in the canonical shape; "" when there is no body (204).
+    public var json: String
+    /// ETag header, or the single entity's ETag.
+    public var etag: String?
+    /// Absolute URL of the next page, nil on the last page.
+    public var nextLink: String?
+    /// Delta link for change tracking, when the service sent one.
+    public var deltaLink: String?
+    /// Total count ($inlinecount / $count=true), when the service sent one.
+    public var count: Int64?
+    /// Number of entities in `json`: the collection's length, 1 for an entity, else 0.
+    public var entityCount: Int
+
+    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = [],
+                json: String = "", etag: String? = nil, nextLink: String? = nil,
+                deltaLink: String? = nil, count: Int64? = nil, entityCount: Int = 0) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.json = json
+        self.etag = etag
+        self.nextLink = nextLink
+        self.deltaLink = deltaLink
+        self.count = count
+        self.entityCount = entityCount
+    }
+
+    /// First header with this name, compared case-insensitively.
+    public func header(_ name: String) -> String? {
+        headers.first { asciiCaseInsensitiveEquals($0.name, name) }?.value
+    }
+}

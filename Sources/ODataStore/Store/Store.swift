@@ -1,0 +1,320 @@
+import Synchronization
+
+/// A store: the app's handle on one OData service. Requests made through it are executed by
+/// its engine (online: HTTP) and their callbacks delivered through its dispatch mode.
+///
+/// Life cycle: `init` starts opening in the background (online: loading `$metadata`);
+/// requests started before the store is open are held and run when it is; `close` cancels
+/// what is in flight, delivers every terminal callback and joins the store's threads.
+///
+/// Threading: every method is thread-safe. `close` and `dispatch` must not be called from a
+/// callback of the same store (they throw `.invalidState`).
+public final class Store: Sendable {
+    public typealias StateHandler = @Sendable (Store, StoreState, ODataStoreError?) -> Void
+
+    public let options: StoreOptions
+    let engine: any RequestEngine
+    let callbacks: CallbackQueue
+    private let stateHandler: StateHandler?
+    private let table = Mutex(Table())
+    private let nextID = Atomic<UInt64>(1)
+    private let extras = Mutex(Extras())
+
+    struct Table {
+        var state: StoreState = .opening
+        var openError: ODataStoreError?
+        var accepting = true
+        /// Started requests whose last callback has not run yet.
+        var inFlight: [UInt64: Request] = [:]
+        /// Started before the store was open, in start order.
+        var held: [(Request, RequestJob)] = []
+    }
+
+    private struct Extras {
+        var context: (any Sendable)?
+        var defaultDelegate: (any RequestDelegate)?
+    }
+
+    /// Creates the store and starts opening it. `stateHandler` receives every state change
+    /// through the dispatch mode (never synchronously from `init`). Throws for invalid options.
+    public init(options: StoreOptions, context: (any Sendable)? = nil,
+                stateHandler: StateHandler? = nil) throws(ODataStoreError) {
+        try Store.validate(options)
+        self.options = options
+        self.stateHandler = stateHandler
+        self.extras.withLock { $0.context = context }
+        self.callbacks = try CallbackQueue(mode: options.dispatch, name: "ods-callbacks")
+        do {
+            self.engine = try makeEngine(for: options)
+        } catch {
+            callbacks.shutdown()
+            throw error
+        }
+        notifyState(.opening, nil)
+        engine.open { [weak self] result in self?.opened(result) }
+    }
+
+    deinit {
+        // A store dropped without close: stop its threads (never joins the calling thread).
+        engine.shutdown()
+        callbacks.shutdown()
+    }
+
+    private static func validate(_ o: StoreOptions) throws(ODataStoreError) {
+        switch o.kind {
+        case .online: break
+        case .offline, .mixed:
+            throw ODataStoreError(.unsupported, "offline and mixed stores are not available in this release")
+        }
+        let root = o.serviceRoot
+        guard root.hasPrefix("http://") || root.hasPrefix("https://"), root.utf8.count > 8 else {
+            throw .invalid("service_root must be an http:// or https:// URL, got \"\(root)\"")
+        }
+        guard isValidHeaderValue(root), !root.utf8.contains(where: { $0 == 32 }) else {
+            throw .invalid("service_root contains spaces or control characters")
+        }
+        guard o.connectTimeoutMilliseconds >= 0, o.requestTimeoutMilliseconds >= 0 else {
+            throw .invalid("timeouts must not be negative")
+        }
+        guard o.maxConnections >= 0, o.maxConnections <= 1024 else {
+            throw .invalid("max_connections must be between 0 (default) and 1024")
+        }
+        for h in o.headers where !isValidHeaderName(h.name) || !isValidHeaderValue(h.value) {
+            throw .invalid("invalid header \"\(h.name)\"")
+        }
+        if case .basic(let user, let password) = o.authentication {
+            guard isValidHeaderValue(user), isValidHeaderValue(password), !user.contains(":") else {
+                throw .invalid("basic-auth username must not contain ':' or control characters")
+            }
+        }
+        if case .bearer(let token) = o.authentication {
+            guard !token.isEmpty, isValidHeaderValue(token) else { throw .invalid("bearer token is empty or has control characters") }
+        }
+    }
+
+    // MARK: - Public API
+
+    public var state: StoreState { table.withLock { $0.state } }
+
+    /// The OData version in use, once known (at the latest when the store is open).
+    public var odataVersion: ODataVersion? { engine.odataVersion }
+
+    /// The service's schema, once loaded.
+    public var model: ServiceModel? { engine.model }
+
+    /// The value given to `init` (the C layer keeps its `void *` here).
+    public var context: (any Sendable)? { extras.withLock { $0.context } }
+
+    /// The delegate of requests that have none of their own; applies to requests started later.
+    public var defaultDelegate: (any RequestDelegate)? {
+        get { extras.withLock { $0.defaultDelegate } }
+        set { extras.withLock { $0.defaultDelegate = newValue } }
+    }
+
+    /// Creates an unstarted request. The body, when given, must be a JSON object or array.
+    public func makeRequest(_ mode: RequestMode, path: String, body: String? = nil) throws(ODataStoreError) -> Request {
+        try RequestValidation.check(mode: mode, path: path, body: body)
+        if state == .closed || state == .closing { throw ODataStoreError(.closed, "the store is closed") }
+        let id = nextID.wrappingAdd(1, ordering: .relaxed).oldValue
+        return Request(store: self, id: id, mode: mode, path: path, body: body)
+    }
+
+    /// Creates and starts a request whose outcome goes to `completion` (and to the default
+    /// delegate, if any). Returns the started request.
+    @discardableResult
+    public func schedule(_ mode: RequestMode, path: String, body: String? = nil,
+                         context: (any Sendable)? = nil,
+                         completion: RequestCompletion?) throws(ODataStoreError) -> Request {
+        let request = try makeRequest(mode, path: path, body: body)
+        request.context = context
+        try request.setCompletion(completion)
+        try request.start()
+        return request
+    }
+
+    /// Cancels the started request with this id; `.notFound` when unknown or already done.
+    public func cancel(id: UInt64) throws(ODataStoreError) {
+        guard let request = table.withLock({ $0.inFlight[id] }) else {
+            throw ODataStoreError(.notFound, "no request \(id) is in flight")
+        }
+        try cancel(request)
+    }
+
+    /// Queue mode: the descriptor that is readable while callbacks wait; nil in thread mode.
+    public var eventFileDescriptor: Int32? { callbacks.fileDescriptor }
+
+    /// Queue mode: delivers waiting callbacks on the calling thread (see `ods_store_dispatch`).
+    public func dispatch(timeoutMilliseconds: Int) throws(ODataStoreError) -> Int {
+        try callbacks.dispatch(timeoutMilliseconds: timeoutMilliseconds)
+    }
+
+    /// True while the calling thread runs one of this store's callbacks.
+    public var isInCallback: Bool { callbacks.isDeliveringOnCurrentThread }
+
+    /// Cancels everything in flight, delivers the terminal callbacks, reports closing and
+    /// closed, and joins the store's threads. Idempotent. Throws `.invalidState` from a callback.
+    public func close() throws(ODataStoreError) {
+        if callbacks.isDeliveringOnCurrentThread {
+            throw .state("ods_store_close called from a callback of the same store; close it after the callback returns")
+        }
+        let cancelled: [(any EngineTask)?] = table.withLock { t in
+            guard t.accepting else { return [] }
+            t.accepting = false
+            t.state = .closing
+            enqueueStateLocked(.closing, nil)
+            var tasks: [(any EngineTask)?] = []
+            for request in t.inFlight.values.sorted(by: { $0.id < $1.id }) {
+                if let claimed = terminateLocked(&t, request, .failure(RequestFailure(error: .cancelledByClose))) {
+                    tasks.append(claimed)
+                }
+            }
+            t.held.removeAll()
+            return tasks
+        }
+        for task in cancelled { task?.cancel() }
+        engine.shutdown()
+        table.withLock { t in
+            if t.state != .closed {
+                t.state = .closed
+                enqueueStateLocked(.closed, nil)
+            }
+        }
+        callbacks.shutdown()
+    }
+
+    // MARK: - Scheduling (lock order: table -> request -> callback queue)
+
+    func submit(_ request: Request, _ job: RequestJob) throws(ODataStoreError) {
+        enum Next { case hold, run, fail(ODataStoreError) }
+        let next: Next = try table.withLock { (t) throws(ODataStoreError) -> Next in
+            guard t.accepting else { throw ODataStoreError(.closed, "the store is closing or closed") }
+            t.inFlight[request.id] = request
+            switch t.state {
+            case .opening:
+                t.held.append((request, job))
+                return .hold
+            case .open:
+                return .run
+            default:
+                return .fail(t.openError ?? ODataStoreError(.closed, "the store is not open"))
+            }
+        }
+        switch next {
+        case .hold: break
+        case .run: run(request, job)
+        case .fail(let error): complete(request, .failure(RequestFailure(error: error)))
+        }
+    }
+
+    private func run(_ request: Request, _ job: RequestJob) {
+        let started: Bool = table.withLock { _ in
+            guard request.markRunning() else { return false }
+            let delegate = request.currentDelegate() ?? defaultDelegate
+            if let delegate {
+                callbacks.enqueue { delegate.requestStarted(request) }
+            }
+            return true
+        }
+        guard started else { return }
+        let task = engine.execute(job) { [weak self] result in
+            self?.complete(request, result)
+        }
+        if let task, !request.attach(task) { task.cancel() }
+    }
+
+    func complete(_ request: Request, _ outcome: Result<Response, RequestFailure>) {
+        table.withLock { t in _ = terminateLocked(&t, request, outcome) }
+    }
+
+    func cancel(_ request: Request) throws(ODataStoreError) {
+        let result: Result<(any EngineTask)?, ODataStoreError> = table.withLock { t in
+            switch request.state {
+            case .new: return .failure(.state("the request was not started"))
+            case .finished, .failed, .cancelled: return .failure(.state("the request already finished"))
+            default: break
+            }
+            guard let task = terminateLocked(&t, request, .failure(RequestFailure(error: .cancelled))) else {
+                return .failure(.state("the request already finished"))
+            }
+            return .success(task)
+        }
+        switch result {
+        case .success(let task): task?.cancel()
+        case .failure(let error): throw error
+        }
+    }
+
+    /// Claims the request's terminal transition and queues its last callbacks. Returns the
+    /// engine task to cancel (wrapped: `.some(nil)` when there is none), or nil when the
+    /// request had already ended. Table lock held.
+    private func terminateLocked(_ t: inout Table, _ request: Request,
+                                 _ outcome: Result<Response, RequestFailure>) -> (any EngineTask)?? {
+        let state: RequestState
+        switch outcome {
+        case .success: state = .finished
+        case .failure(let f): state = f.error.code == .cancelled ? .cancelled : .failed
+        }
+        guard let claimed = request.claimTerminal(state) else { return nil }
+        let delegate = claimed.delegate ?? defaultDelegate
+        let completion = claimed.completion
+        let queued = callbacks.enqueue {
+            switch outcome {
+            case .success(let response):
+                delegate?.request(request, didReceive: response)
+                delegate?.requestFinished(request)
+            case .failure(let failure):
+                delegate?.request(request, didFailWith: failure.error, response: failure.response)
+            }
+            completion?(request, outcome)
+            request.releaseCallbacks()
+            self.retire(request)
+        }
+        if !queued {
+            request.releaseCallbacks()
+            t.inFlight[request.id] = nil
+        }
+        return .some(claimed.task)
+    }
+
+    private func retire(_ request: Request) {
+        table.withLock { t in _ = t.inFlight.removeValue(forKey: request.id) }
+    }
+
+    private func opened(_ result: Result<Void, ODataStoreError>) {
+        let held: [(Request, RequestJob)]? = table.withLock { t in
+            guard t.state == .opening else { return nil }
+            switch result {
+            case .success:
+                t.state = .open
+                enqueueStateLocked(.open, nil)
+            case .failure(let error):
+                t.state = .failed
+                t.openError = error
+                enqueueStateLocked(.failed, error)
+            }
+            let held = t.held
+            t.held.removeAll()
+            return held
+        }
+        guard let held else { return }
+        for (request, job) in held {
+            switch result {
+            case .success: run(request, job)
+            case .failure(let error): complete(request, .failure(RequestFailure(error: error)))
+            }
+        }
+    }
+
+    private func notifyState(_ state: StoreState, _ error: ODataStoreError?) {
+        table.withLock { _ in enqueueStateLocked(state, error) }
+    }
+
+    private func enqueueStateLocked(_ state: StoreState, _ error: ODataStoreError?) {
+        guard let handler = stateHandler else { return }
+        callbacks.enqueue { handler(self, state, error) }
+    }
+}
+
+extension ODataStoreError {
+    static let cancelledByClose = ODataStoreError(.cancelled, "the request was cancelled because the store was closed")
+}

@@ -1,0 +1,25 @@
+import CODataStoreABI
+import ODataStore
+
+@_cdecl("ods_strerror")
+public func ods_strerror(_ code: Int32) -> UnsafePointer<CChar> {
+    let text: StaticString
+    if code == 0 {
+        text = "ok"
+    } else if let c = ErrorCode(rawValue: code) {
+        text = c.text
+    } else {
+        text = "unknown status"
+    }
+    return staticCString(text)
+}
+
+@_cdecl("ods_error_last")
+public func ods_error_last() -> UnsafePointer<ods_error> {
+    UnsafePointer(LastError.current.record)
+}
+
+@_cdecl("ods_error_clear")
+public func ods_error_clear() {
+    LastError.clear()
+}

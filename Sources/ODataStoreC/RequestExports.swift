@@ -1,0 +1,141 @@
+import CODataStoreABI
+import ODataStore
+
+@_cdecl("ods_request_new")
+public func ods_request_new(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ handle: OpaquePointer?,
+                            _ mode: Int32, _ path: UnsafePointer<CChar>?,
+                            _ body: UnsafePointer<CChar>?) -> Int32 {
+    out?.pointee = nil
+    return status { () throws(ODataStoreError) in
+        guard let out else { throw nullArgument("out") }
+        guard let store = Handle.store(handle) else { throw nullArgument("store") }
+        guard let swiftMode = RequestMode(rawValue: mode) else {
+            throw ODataStoreError(.invalidArgument, "mode \(mode) is not an ods_mode")
+        }
+        let request = try store.makeRequest(swiftMode, path: try CString.required(path, "path"),
+                                            body: try CString.read(body, "body_json"))
+        request.attachC(context: nil)
+        out.pointee = OpaquePointer(Unmanaged.passRetained(request).toOpaque())
+    }
+}
+
+@_cdecl("ods_request_free")
+public func ods_request_free(_ handle: OpaquePointer?) {
+    guard let handle else { return }
+    Unmanaged<Request>.fromOpaque(UnsafeRawPointer(handle)).release()
+}
+
+@_cdecl("ods_request_set_delegate")
+public func ods_request_set_delegate(_ handle: OpaquePointer?, _ delegate: UnsafePointer<ods_request_delegate>?) -> Int32 {
+    status { () throws(ODataStoreError) in
+        guard let request = Handle.request(handle) else { throw nullArgument("request") }
+        try request.setDelegate(try DelegateBridge.read(delegate))
+    }
+}
+
+@_cdecl("ods_request_set_completion")
+public func ods_request_set_completion(_ handle: OpaquePointer?, _ completion: ods_completion_cb?) -> Int32 {
+    status { () throws(ODataStoreError) in
+        guard let request = Handle.request(handle) else { throw nullArgument("request") }
+        try request.setCompletion(completion.map(completionBridge))
+    }
+}
+
+@_cdecl("ods_request_set_context")
+public func ods_request_set_context(_ handle: OpaquePointer?, _ context: UnsafeMutableRawPointer?) -> Int32 {
+    status { () throws(ODataStoreError) in
+        guard let request = Handle.request(handle) else { throw nullArgument("request") }
+        guard request.state == .new else {
+            throw ODataStoreError(.invalidState, "a request can only be configured before it is started")
+        }
+        var c = request.cContext
+        c.context = CContext(pointer: context)
+        request.cContext = c
+    }
+}
+
+@_cdecl("ods_request_context")
+public func ods_request_context(_ handle: OpaquePointer?) -> UnsafeMutableRawPointer? {
+    Handle.request(handle)?.cContext.context.pointer
+}
+
+@_cdecl("ods_request_set_header")
+public func ods_request_set_header(_ handle: OpaquePointer?, _ name: UnsafePointer<CChar>?,
+                                   _ value: UnsafePointer<CChar>?) -> Int32 {
+    status { () throws(ODataStoreError) in
+        guard let request = Handle.request(handle) else { throw nullArgument("request") }
+        try request.setHeader(try CString.required(name, "name"), try CString.read(value, "value"))
+    }
+}
+
+@_cdecl("ods_request_set_etag")
+public func ods_request_set_etag(_ handle: OpaquePointer?, _ etag: UnsafePointer<CChar>?) -> Int32 {
+    status { () throws(ODataStoreError) in
+        guard let request = Handle.request(handle) else { throw nullArgument("request") }
+        try request.setETag(try CString.read(etag, "etag"))
+    }
+}
+
+@_cdecl("ods_request_set_paging")
+public func ods_request_set_paging(_ handle: OpaquePointer?, _ paging: Int32) -> Int32 {
+    status { () throws(ODataStoreError) in
+        guard let request = Handle.request(handle) else { throw nullArgument("request") }
+        guard let p = Paging(rawValue: paging) else {
+            throw ODataStoreError(.invalidArgument, "paging \(paging) is not an ods_paging")
+        }
+        try request.setPaging(p)
+    }
+}
+
+@_cdecl("ods_request_set_timeout")
+public func ods_request_set_timeout(_ handle: OpaquePointer?, _ timeoutMilliseconds: Int) -> Int32 {
+    status { () throws(ODataStoreError) in
+        guard let request = Handle.request(handle) else { throw nullArgument("request") }
+        try request.setTimeout(milliseconds: timeoutMilliseconds)
+    }
+}
+
+@_cdecl("ods_request_start")
+public func ods_request_start(_ handle: OpaquePointer?) -> Int32 {
+    status { () throws(ODataStoreError) in
+        guard let request = Handle.request(handle) else { throw nullArgument("request") }
+        try request.start()
+    }
+}
+
+@_cdecl("ods_request_cancel")
+public func ods_request_cancel(_ handle: OpaquePointer?) -> Int32 {
+    status { () throws(ODataStoreError) in
+        guard let request = Handle.request(handle) else { throw nullArgument("request") }
+        try request.cancel()
+    }
+}
+
+@_cdecl("ods_request_id")
+public func ods_request_id(_ handle: OpaquePointer?) -> UInt64 {
+    Handle.request(handle)?.id ?? 0
+}
+
+@_cdecl("ods_request_get_state")
+public func ods_request_get_state(_ handle: OpaquePointer?) -> Int32 {
+    guard let request = Handle.request(handle) else { return LastError.set(nullArgument("request")) }
+    return request.state.rawValue
+}
+
+@_cdecl("ods_request_mode")
+public func ods_request_mode(_ handle: OpaquePointer?) -> Int32 {
+    guard let request = Handle.request(handle) else { return LastError.set(nullArgument("request")) }
+    return request.mode.rawValue
+}
+
+@_cdecl("ods_request_path")
+public func ods_request_path(_ handle: OpaquePointer?) -> UnsafePointer<CChar>? {
+    guard let request = Handle.request(handle) else { return nil }
+    return request.cPath
+}
+
+@_cdecl("ods_request_store")
+public func ods_request_store(_ handle: OpaquePointer?) -> OpaquePointer? {
+    guard let request = Handle.request(handle) else { return nil }
+    return Handle.pointer(request.store)
+}

@@ -1,3 +1,0 @@
-import Testing
-@testable import ODataStore
-@Test func placeholder() { #expect(odataStoreBuild == 1) }
