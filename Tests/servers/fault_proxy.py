@@ -15,7 +15,7 @@ Requests are passed to the upstream over a persistent connection per client conn
     DELETE /__fault                           remove all rules (counters stay)
 
 Rule fields: mode (reset | close | http500 | http503 | slow | auth | garbage | truncate |
-badjson), count (how many matching requests it affects; default 1, -1 = until cleared;
+badjson | csrf), count (how many matching requests it affects; default 1, -1 = until cleared;
 default -1 for auth), match (substring of the request target; default: every request),
 delay_ms (slow), authorization (auth: the Authorization value that is accepted), status
 (override the status of http500/http503).
@@ -42,7 +42,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _launcher  # noqa: E402
 
 CONTROL_PATH = "/__fault"
-MODES = ("reset", "close", "http500", "http503", "slow", "auth", "garbage", "truncate", "badjson")
+MODES = ("reset", "close", "http500", "http503", "slow", "auth", "garbage", "truncate", "badjson", "csrf")
+MODIFYING = ("POST", "PUT", "PATCH", "MERGE", "DELETE")
 HOP_BY_HOP = {
     "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer",
     "transfer-encoding", "upgrade", "proxy-connection",
@@ -62,7 +63,7 @@ class Rule:
         if mode not in MODES:
             raise ValueError(f"unknown mode {mode!r}; one of {', '.join(MODES)}")
         self.mode = mode
-        self.count = int(spec.get("count", -1 if mode == "auth" else 1))
+        self.count = int(spec.get("count", -1 if mode in ("auth", "csrf") else 1))
         if self.count == 0 or self.count < -1:
             raise ValueError("count must be a positive number or -1")
         self.match = str(spec.get("match", ""))
@@ -88,6 +89,29 @@ class FaultState:
         self.requests = 0
         self.forwarded = 0
         self.faults = 0
+        # csrf mode: the token and the session cookie it is bound to (SAP Gateway style).
+        self.csrf_token: str | None = None
+        self.csrf_session: str | None = None
+        self.csrf_serial = 0
+
+    def csrf_active(self) -> bool:
+        with self.lock:
+            return any(r.mode == "csrf" for r in self.rules)
+
+    def csrf_issue(self) -> tuple[str, str]:
+        """A new token and session (what a `X-CSRF-Token: Fetch` request gets)."""
+        with self.lock:
+            self.csrf_serial += 1
+            self.csrf_token = f"tok{self.csrf_serial}-{os.urandom(6).hex()}"
+            self.csrf_session = f"sess{self.csrf_serial}-{os.urandom(6).hex()}"
+            return self.csrf_token, self.csrf_session
+
+    def csrf_valid(self, token: str | None, cookie: str | None) -> bool:
+        with self.lock:
+            if self.csrf_token is None or token != self.csrf_token:
+                return False
+            sessions = [c.strip() for c in (cookie or "").split(";")]
+            return f"SAP_SESSIONID={self.csrf_session}" in sessions
 
     def take(self, target: str, authorization: str | None) -> Rule | None:
         """The rule to apply to this request (consuming one use of it), or None."""
@@ -96,6 +120,8 @@ class FaultState:
             for rule in self.rules:
                 if rule.match and rule.match not in target:
                     continue
+                if rule.mode == "csrf":
+                    continue  # checked in _handle_csrf before any other rule
                 if rule.mode == "auth" and authorization == rule.authorization:
                     return None  # logged in: pass through, the rule stays
                 if rule.count > 0:
@@ -187,6 +213,8 @@ class ProxyHandler(BaseHTTPRequestHandler):
         if urlsplit(self.path).path.rstrip("/") == CONTROL_PATH:
             self._control(body)
             return
+        if self.server.state.csrf_active() and self._handle_csrf(body):
+            return
         rule = self.server.state.take(self.path, self.headers.get("Authorization"))
         if rule is None:
             self._forward(body)
@@ -218,6 +246,9 @@ class ProxyHandler(BaseHTTPRequestHandler):
             if spec.get("mode") in ("none", "clear"):
                 with state.lock:
                     state.rules.clear()
+            elif spec.get("mode") == "csrf_expire":
+                with state.lock:
+                    state.csrf_token = None  # the next modifying request needs a new token
             else:
                 rule = Rule(spec)
                 with state.lock:
@@ -226,6 +257,29 @@ class ProxyHandler(BaseHTTPRequestHandler):
             self._reply(400, f"bad fault rule: {exc}\n".encode(), "text/plain")
             return
         self._reply(200, json.dumps(state.snapshot()).encode(), "application/json")
+
+    # ------------------------------------------------------------------ csrf
+    def _handle_csrf(self, body: bytes) -> bool:
+        """SAP Gateway's CSRF protection; True when the request was answered here.
+
+        `X-CSRF-Token: Fetch` gets a new token in the response header and a session cookie
+        (`SAP_SESSIONID`) the token is bound to; a modifying request without that token and
+        cookie is refused with 403 and `X-CSRF-Token: Required`.
+        """
+        state = self.server.state
+        token = self.headers.get("X-CSRF-Token")
+        if token is not None and token.lower() == "fetch":
+            issued, session = state.csrf_issue()
+            self._forward(body, extra=[("X-CSRF-Token", issued),
+                                       ("Set-Cookie", f"SAP_SESSIONID={session}; Path=/; HttpOnly")])
+            return True
+        if self.command in MODIFYING and not state.csrf_valid(token, self.headers.get("Cookie")):
+            with state.lock:
+                state.requests += 1
+                state.faults += 1
+            self._reply(403, b"CSRF token validation failed", "text/plain", [("X-CSRF-Token", "Required")])
+            return True
+        return False
 
     # ------------------------------------------------------------------ faults
     def _fault_reset(self, rule: Rule, body: bytes) -> None:  # noqa: ARG002
@@ -267,10 +321,11 @@ class ProxyHandler(BaseHTTPRequestHandler):
                     [("OData-Version", "4.0")])
 
     # ------------------------------------------------------------------ forwarding
-    def _forward(self, body: bytes) -> None:
+    def _forward(self, body: bytes, extra=()) -> None:
         status, reason, headers, payload = self._upstream_exchange(body)
         if status is None:
             return
+        headers = [*headers, *extra]
         bodiless = self.command == "HEAD" or status in (204, 304) or 100 <= status < 200
         length = None if bodiless else len(payload)
         if self.command == "HEAD" and self._upstream_length is not None:

@@ -43,6 +43,9 @@ public struct CurlTransportConfiguration: Sendable, Equatable {
     public var maxResponseBodyBytes: Int
     /// How many finished easy handles are kept for reuse (curl_easy_reset) instead of freed.
     public var easyHandlePoolSize: Int
+    /// Keeps cookies the service sets (in memory, for the transport's life) and sends them
+    /// back, as session-based services (SAP Gateway) need.
+    public var cookies: Bool
 
     public init(caBundlePath: String? = nil,
                 verifyTLS: Bool = true,
@@ -57,7 +60,8 @@ public struct CurlTransportConfiguration: Sendable, Equatable {
                 maxRedirects: Int = 5,
                 acceptCompressedResponses: Bool = true,
                 maxResponseBodyBytes: Int = 0,
-                easyHandlePoolSize: Int = 16) {
+                easyHandlePoolSize: Int = 16,
+                cookies: Bool = true) {
         self.caBundlePath = caBundlePath
         self.verifyTLS = verifyTLS
         self.connectTimeoutMilliseconds = connectTimeoutMilliseconds
@@ -72,6 +76,7 @@ public struct CurlTransportConfiguration: Sendable, Equatable {
         self.acceptCompressedResponses = acceptCompressedResponses
         self.maxResponseBodyBytes = maxResponseBodyBytes
         self.easyHandlePoolSize = easyHandlePoolSize
+        self.cookies = cookies
     }
 
     /// Nil when the settings are usable, else the reason.

@@ -15,11 +15,24 @@ final class CurlWorker: @unchecked Sendable {
     private var active: [UInt64: CurlTransfer] = [:]
     private var byHandle: [UnsafeMutableRawPointer: CurlTransfer] = [:]
     private var idleHandles: [UnsafeMutableRawPointer] = []
+    /// Cookies shared by every easy handle (session cookies such as SAP's, which a CSRF
+    /// token is bound to). Used only on the transport thread, so it needs no lock callbacks.
+    private let cookieShare: UnsafeMutableRawPointer?
 
     init(multi: UnsafeMutableRawPointer, shared: CurlShared, configuration: CurlTransportConfiguration) {
         self.multi = multi
         self.shared = shared
         self.configuration = configuration
+        if configuration.cookies, let share = curl_share_init() {
+            if ods_curl_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_COOKIE.rawValue)) == CURLSHE_OK {
+                cookieShare = share
+            } else {
+                curl_share_cleanup(share)
+                cookieShare = nil
+            }
+        } else {
+            cookieShare = nil
+        }
     }
 
     /// The thread's body: runs until shutdown, then ends every transfer and frees libcurl state.
@@ -182,6 +195,10 @@ final class CurlWorker: @unchecked Sendable {
         if configuration.acceptCompressedResponses {
             string(CURLOPT_ACCEPT_ENCODING, "", "ACCEPT_ENCODING")  // "" = every encoding libcurl decodes
         }
+        if let cookieShare {
+            string(CURLOPT_COOKIEFILE, "", "COOKIEFILE")  // "" = cookie engine on, nothing read from disk
+            pointer(CURLOPT_SHARE, UnsafeRawPointer(cookieShare), "SHARE")
+        }
         if let failed {
             return .io("curl_easy_setopt(\(failed)) failed")
         }
@@ -260,6 +277,7 @@ final class CurlWorker: @unchecked Sendable {
         for easy in idleHandles { curl_easy_cleanup(easy) }
         idleHandles.removeAll()
         curl_multi_cleanup(multi)
+        if let cookieShare { curl_share_cleanup(cookieShare) }
     }
 }
 
