@@ -46,7 +46,7 @@ public enum RequestJSON {
             m.append(("value", JSONText.string(s)))
         case .binary(let b): m.append(("value", JSONText.string(BinaryLiteral.base64URL(b))))
         case .enumMember(let type, let value):
-            m.append(("type", JSONText.string(type)))
+            m.append(("enumType", JSONText.string(type)))
             m.append(("value", JSONText.string(value)))
         }
         return JSONText.object(m)
