@@ -134,3 +134,20 @@ import Testing
         }
     }
 }
+
+extension ParserFuzzTests {
+    /// The tallest tree the limits allow goes through every recursive stage (parse, check,
+    /// print, JSON, equality) without exhausting a test thread's stack.
+    @Test func tallestAllowedTree() throws {
+        guard let model = Self.tripPin else { Issue.record("TripPin did not load"); return }
+        let chain = (0..<999).map { "Budget gt \($0)" }.joined(separator: " or ")
+        let url = "People('x')/Trips?$filter=" + chain + "&$orderby=" + String(repeating: "(", count: 99) + "Budget" + String(repeating: ")", count: 99)
+        guard case .success(let json) = URLChecker.check(url, model: model) else {
+            Issue.record("rejected"); return
+        }
+        #expect(json.contains("\"op\":\"or\""))
+        let r = try ResourceRequestParser().parse(url, checkingAgainst: model)
+        #expect(r.options.filter?.height == 1000)
+        #expect(try ResourceRequestParser().parse(RequestPrinter.canonicalURL(r, version: .v4), checkingAgainst: model) == r)
+    }
+}
