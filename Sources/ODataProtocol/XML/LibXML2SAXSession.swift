@@ -1,4 +1,11 @@
 import CXML2
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// libxml2 is initialised once per process, the first time any of our parsers is created
 /// (`xmlInitParser` is not safe to race; a global `let` is initialised exactly once).
@@ -170,7 +177,9 @@ final class LibXML2SAXSession {
     /// is already decoded and no other `&` can occur (no DTD means no other entities), so
     /// turning `&#38;` back into `&` gives the exact value.
     private static func attributeValue(_ raw: UnsafeBufferPointer<UInt8>) -> String {
-        guard raw.contains(UInt8(ascii: "&")) else { return String(decoding: raw, as: UTF8.self) }
+        guard let base = raw.baseAddress, memchr(base, 0x26, raw.count) != nil else {
+            return String(decoding: raw, as: UTF8.self)
+        }
         var out: [UInt8] = []
         out.reserveCapacity(raw.count)
         var i = 0
