@@ -102,7 +102,10 @@ final class LibXML2SAXSession {
                                Unmanaged.passUnretained(self).toOpaque())
         defer { ods_xml_errors_restore(&saved) }
 
-        let maxChunk = 1 << 30  // xmlParseChunk takes an int size
+        // libxml2 refuses to look ahead more than 10 MB without XML_PARSE_HUGE ("Huge input
+        // lookup"), and a chunk handed over at once is one lookahead: feed 64 KiB at a time so
+        // large documents parse (the parser drops consumed input as it goes).
+        let maxChunk = 64 * 1024
         var offset = 0
         repeat {
             let n = min(bytes.count - offset, maxChunk)

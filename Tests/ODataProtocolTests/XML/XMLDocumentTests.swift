@@ -97,6 +97,27 @@ struct XMLDocumentTests {
         #expect(throws: XMLError.self) { try XMLDocument.parse(xml) }
     }
 
+    /// libxml2 refuses lookahead beyond 10 MB without XML_PARSE_HUGE; documents larger than
+    /// that must still parse when handed over in one piece (large SAP $metadata documents).
+    @Test func documentsLargerThanTenMegabytes() throws {
+        let text = String(repeating: "x", count: 1000)
+        var xml = "<root>"
+        xml.reserveCapacity(12_200_000)
+        for i in 0..<12_000 { xml += "<e i=\"\(i)\">\(text)</e>" }
+        xml += "</root>"
+        let bytes = Array(xml.utf8)
+        #expect(bytes.count > 12_000_000)
+        let root = try XMLDocument.parse(bytes).root
+        #expect(root.children.count == 12_000)
+        #expect(root.children.last?.attribute("i") == "11999" && root.children.last?.text == text)
+        let parser = try XMLPushParser()
+        try parser.feed(bytes)
+        try parser.finish()
+        var starts = 0
+        while let e = parser.nextEvent() { if case .start = e { starts += 1 } }
+        #expect(starts == 12_001)
+    }
+
     @Test func parsesConcurrently() async throws {
         let fixtures = MetadataFixture.allCases
         let inputs = try fixtures.map { try $0.bytes() }
