@@ -1,10 +1,10 @@
-import CXML2
+internal import CXML2
 #if canImport(Glibc)
-import Glibc
+internal import Glibc
 #elseif canImport(Musl)
-import Musl
+internal import Musl
 #elseif canImport(Darwin)
-import Darwin
+internal import Darwin
 #endif
 
 /// libxml2 is initialised once per process, the first time any of our parsers is created

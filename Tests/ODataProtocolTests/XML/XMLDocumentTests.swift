@@ -20,6 +20,11 @@ struct XMLDocumentTests {
         #expect(schema.attribute("Namespace") == "Microsoft.OData.SampleService.Models.TripPin")
         #expect(schema.children("EnumType", namespace: edmV4).count == 1)
         #expect(schema.line > 10)
+        // Attributes in the xml: namespace keep it (xml:lang, xml:base for Atom).
+        let v2 = try XMLDocument.parse(MetadataFixture.gwsampleBasic.bytes()).root
+        let v2Schema = try #require(v2.children.first?.children.first)
+        #expect(v2Schema.attribute("lang", namespace: "http://www.w3.org/XML/1998/namespace") == "en")
+        #expect(v2Schema.attribute("schema-version", namespace: "http://www.sap.com/Protocols/SAPData") == "1")
     }
 
     @Test func bomCRLFAndOldNamespace() throws {
