@@ -96,23 +96,28 @@ struct ExpressionParser {
         }
     }
 
+    /// Prefix operators (`-`, `not`) are collected in a loop and applied innermost-first, so a
+    /// run of them costs no recursion; each still counts towards the nesting limit.
     mutating func parseUnary() throws(URLParseError) -> FilterExpression {
-        let start = current.start
-        if current.kind == .minus {
+        var prefixes: [(UnaryOperator, Int)] = []
+        while let op = try prefixOperator() {
+            try enter(at: current.start)
+            prefixes.append((op, current.start))
             try advance()
-            try enter(at: start)
-            let operand = try parseUnary()
-            leave()
-            return try make(.unary(.negate, operand), at: start)
         }
-        if isIdentifier("not"), startsOperand(try lexer.peek()) {
-            try advance()
-            try enter(at: start)
-            let operand = try parseUnary()
+        var operand = try parsePostfix()
+        for (op, start) in prefixes.reversed() {
+            operand = try make(.unary(op, operand), at: start)
             leave()
-            return try make(.unary(.not, operand), at: start)
         }
-        return try parsePostfix()
+        return operand
+    }
+
+    @inline(never)
+    func prefixOperator() throws(URLParseError) -> UnaryOperator? {
+        if current.kind == .minus { return .negate }
+        if isIdentifier("not"), startsOperand(try lexer.peek()) { return .not }
+        return nil
     }
 
     /// A primary expression followed by any number of `has`/`in` (primary-level operators).
@@ -125,26 +130,33 @@ struct ExpressionParser {
                 let right = try parsePrimary()
                 left = try make(.binary(.has, left, right), at: leftStart)
             } else if isIdentifier("in") {
-                try advance()
-                let open = current.start
-                try expect(.lparen, "'(' after 'in'")
-                try enter(at: open)
-                var items: [FilterExpression] = []
-                if current.kind != .rparen {
-                    items.append(try parseExpression())
-                    while current.kind == .comma {
-                        try advance()
-                        items.append(try parseExpression())
-                    }
-                }
-                try expect(.rparen, "')'")
-                leave()
-                left = try make(.inList(left, items), at: leftStart)
+                left = try make(.inList(left, try parseInList()), at: leftStart)
             } else {
                 break
             }
         }
         return left
+    }
+
+    /// `in (a, b, …)` after the left operand (kept out of `parsePostfix` so that the
+    /// recursive path stays small on the stack).
+    @inline(never)
+    mutating func parseInList() throws(URLParseError) -> [FilterExpression] {
+        try advance()
+        let open = current.start
+        try expect(.lparen, "'(' after 'in'")
+        try enter(at: open)
+        var items: [FilterExpression] = []
+        if current.kind != .rparen {
+            items.append(try parseExpression())
+            while current.kind == .comma {
+                try advance()
+                items.append(try parseExpression())
+            }
+        }
+        try expect(.rparen, "')'")
+        leave()
+        return items
     }
 
     mutating func parsePrimary() throws(URLParseError) -> FilterExpression {
@@ -168,26 +180,37 @@ struct ExpressionParser {
     }
 
     mutating func parseIdentifierExpression(_ name: String, _ token: Token) throws(URLParseError) -> FilterExpression {
-        switch name.lowercased() {
-        case "null": try advance(); return try make(.literal(.null), at: token.start)
-        case "true": try advance(); return try make(.literal(.boolean(true)), at: token.start)
-        case "false": try advance(); return try make(.literal(.boolean(false)), at: token.start)
-        default: break
-        }
-        if version != .v2, name == "INF" || name == "NaN" {
-            try advance()
-            return try make(.literal(.double(name)), at: token.start)
-        }
-        if name.hasPrefix("@") {
-            guard name.count > 1, !name.contains(".") || version != .v2 else { throw error("a parameter alias name", token) }
-            try advance()
-            return try make(.alias(String(name.dropFirst())), at: token.start)
-        }
-        let next = try lexer.peek()
-        if next.kind == .lparen && !rangeVariables.contains(name) && name != "$it" && name != "$root" {
+        if let leaf = try parseNamedLeaf(name, token) { return leaf }
+        if try isCall(name) {
             return try parseCall(name, token)
         }
         return try parseMember(token)
+    }
+
+    @inline(never)
+    func isCall(_ name: String) throws(URLParseError) -> Bool {
+        try lexer.peek().kind == .lparen && !rangeVariables.contains(name) && name != "$it" && name != "$root"
+    }
+
+    /// `null`, `true`, `false`, `INF`, `NaN` and parameter aliases; nil for anything else.
+    @inline(never)
+    mutating func parseNamedLeaf(_ name: String, _ token: Token) throws(URLParseError) -> FilterExpression? {
+        var kind: FilterExpression.Kind? = nil
+        switch name.lowercased() {
+        case "null": kind = .literal(.null)
+        case "true": kind = .literal(.boolean(true))
+        case "false": kind = .literal(.boolean(false))
+        default:
+            if version != .v2, name == "INF" || name == "NaN" {
+                kind = .literal(.double(name))
+            } else if name.hasPrefix("@") {
+                guard name.count > 1, !name.contains(".") || version != .v2 else { throw error("a parameter alias name", token) }
+                kind = .alias(String(name.dropFirst()))
+            }
+        }
+        guard let kind else { return nil }
+        try advance()
+        return try make(kind, at: token.start)
     }
 
     mutating func parseCall(_ name: String, _ token: Token) throws(URLParseError) -> FilterExpression {
@@ -196,7 +219,13 @@ struct ExpressionParser {
         try advance()  // (
         try enter(at: open)
         defer { leave() }
-        if name == "cast" || name == "isof" {
+        if name == "cast" || name == "isof" { return try parseTypeFunction(name, token) }
+        return try parseFunctionArguments(name, token)
+    }
+
+    @inline(never)
+    mutating func parseTypeFunction(_ name: String, _ token: Token) throws(URLParseError) -> FilterExpression {
+        do {
             let fn: TypeFunction = name == "cast" ? .cast : .isof
             var args: [(FilterExpression?, String?, Int)] = []
             repeat {
@@ -233,6 +262,10 @@ struct ExpressionParser {
             }
             return try make(.typeFunction(fn, operand, typeName), at: token.start)
         }
+    }
+
+    @inline(never)
+    mutating func parseFunctionArguments(_ name: String, _ token: Token) throws(URLParseError) -> FilterExpression {
         guard let fn = CanonicalFunction.named(name), fn.available(in: version) else {
             throw URLParseError("unknown function '\(name)'", at: token.start)
         }
@@ -255,44 +288,66 @@ struct ExpressionParser {
     /// A member path: `A/B`, `$it/A`, `v/A` (range variable), `NS.T/A`, `A/$count`,
     /// `A/any(v:…)`, `$root/Set(key)/A`.
     mutating func parseMember(_ token: Token) throws(URLParseError) -> FilterExpression {
+        var path = try parseMemberHead(token)
+        while current.kind == .slash {
+            if let kind = try lambdaAfterSlash() {
+                path.lambda = try parseLambda(kind)
+                break
+            }
+            if try parseMemberSegment(&path) { break }
+        }
+        if path.root == .root && path.segments.isEmpty && path.lambda == nil { throw error("a path after $root") }
+        return try make(.member(path), at: token.start)
+    }
+
+    /// The root (`$it`, `$root`, a range variable) or first segment of a member path.
+    @inline(never)
+    mutating func parseMemberHead(_ token: Token) throws(URLParseError) -> MemberPath {
         guard case .identifier(let first) = token.kind else { throw error("a property path") }
-        var root = MemberPath.Root.implicit
-        var segments: [MemberPath.Segment] = []
-        var lambda: Lambda? = nil
+        var path = MemberPath(segments: [])
         try advance()
         if first == "$it" {
-            root = .it
+            path.root = .it
         } else if first == "$root" {
-            root = .root
+            path.root = .root
         } else if rangeVariables.contains(first) {
-            root = .rangeVariable(first)
+            path.root = .rangeVariable(first)
         } else {
-            segments.append(try memberSegment(first, token))
+            path.segments.append(try memberSegment(first, token))
         }
-        if root == .root && current.kind != .slash { throw error("'/' after $root") }
-        while current.kind == .slash {
+        if path.root == .root && current.kind != .slash { throw error("'/' after $root") }
+        return path
+    }
+
+    /// At `/any(` or `/all(` (V4): consumes the slash and returns the lambda kind.
+    @inline(never)
+    mutating func lambdaAfterSlash() throws(URLParseError) -> Lambda.Kind? {
+        guard version != .v2 else { return nil }
+        var probe = lexer
+        let name = try probe.next()
+        guard let n = name.identifier, n == "any" || n == "all", try probe.peek().kind == .lparen else { return nil }
+        try advance()  // '/'
+        return n == "any" ? .any : .all
+    }
+
+    /// One `/segment` of a member path; true when the path must end here (`$count`).
+    @inline(never)
+    mutating func parseMemberSegment(_ path: inout MemberPath) throws(URLParseError) -> Bool {
+        try advance()  // '/'
+        let segToken = current
+        guard case .identifier(let name) = segToken.kind else { throw error("a property name after '/'") }
+        if name == "$count" && version != .v2 {
             try advance()
-            let segToken = current
-            guard case .identifier(let name) = segToken.kind else { throw error("a property name after '/'") }
-            if (name == "any" || name == "all"), version != .v2, try lexer.peek().kind == .lparen {
-                lambda = try parseLambda(name == "any" ? .any : .all)
-                break
-            }
-            if name == "$count" && version != .v2 {
-                try advance()
-                segments.append(.count)
-                break
-            }
-            try advance()
-            if root == .root && current.kind == .lparen {
-                let args = try parseArguments()
-                segments.append(.keyed(name, args))
-                continue
-            }
-            segments.append(try memberSegment(name, segToken))
+            path.segments.append(.count)
+            return true
         }
-        if segments.isEmpty && lambda == nil && root == .root { throw error("a path after $root") }
-        return try make(.member(MemberPath(root: root, segments: segments, lambda: lambda)), at: token.start)
+        try advance()
+        if path.root == .root && current.kind == .lparen {
+            path.segments.append(.keyed(name, try parseArguments()))
+            return false
+        }
+        path.segments.append(try memberSegment(name, segToken))
+        return false
     }
 
     func memberSegment(_ name: String, _ token: Token) throws(URLParseError) -> MemberPath.Segment {

@@ -52,8 +52,62 @@ public struct FilterExpression: Hashable, Sendable {
         }
     }
 
-    public static func == (a: FilterExpression, b: FilterExpression) -> Bool { a.kind == b.kind }
-    public func hash(into h: inout Hasher) { h.combine(kind) }
+    /// Compares iteratively along left spines (`a or b or c …` nests to the left), so long
+    /// operator chains do not recurse once per operator.
+    public static func == (a: FilterExpression, b: FilterExpression) -> Bool {
+        var x = a, y = b
+        while true {
+            switch (x.kind, y.kind) {
+            case (.binary(let o1, let l1, let r1), .binary(let o2, let l2, let r2)):
+                guard o1 == o2, r1 == r2 else { return false }
+                x = l1
+                y = l2
+            case (.inList(let l1, let i1), .inList(let l2, let i2)):
+                guard i1 == i2 else { return false }
+                x = l1
+                y = l2
+            default:
+                return x.kind == y.kind
+            }
+        }
+    }
+
+    public func hash(into h: inout Hasher) {
+        var x = self
+        while true {
+            switch x.kind {
+            case .binary(let op, let l, let r):
+                h.combine(0xB1)
+                h.combine(op)
+                h.combine(r)
+                x = l
+            case .inList(let l, let items):
+                h.combine(0x1B)
+                h.combine(items)
+                x = l
+            default:
+                h.combine(x.kind)
+                return
+            }
+        }
+    }
+
+    /// The left spine below and including this node: each element's left operand is the next
+    /// element (binary operators and `in`), the last element is not a binary operator or `in`.
+    /// Lets printers and checkers walk operator chains in a loop instead of recursing.
+    public var leftSpine: [FilterExpression] {
+        var out: [FilterExpression] = [self]
+        var x = self
+        while true {
+            switch x.kind {
+            case .binary(_, let l, _), .inList(let l, _):
+                out.append(l)
+                x = l
+            default:
+                return out
+            }
+        }
+    }
 }
 
 public enum UnaryOperator: String, Hashable, Sendable, CaseIterable {

@@ -51,29 +51,8 @@ public enum FilterPrinter {
                 out += "-"
                 out += wrap ? "(" + inner + ")" : inner
             }
-        case .binary(let op, let l, let r):
-            if op == .has {
-                writeOperand(l, needsParens: !isPrimary(l), v, into: &out)
-                out += " has "
-                let rightPrimary: Bool
-                switch r.kind {
-                case .literal, .alias, .member, .call, .typeFunction: rightPrimary = true
-                default: rightPrimary = false
-                }
-                writeOperand(r, needsParens: !rightPrimary, v, into: &out)
-            } else {
-                writeOperand(l, needsParens: precedence(l) < op.precedence, v, into: &out)
-                out += " " + op.rawValue + " "
-                writeOperand(r, needsParens: precedence(r) <= op.precedence, v, into: &out)
-            }
-        case .inList(let l, let items):
-            writeOperand(l, needsParens: !isPrimary(l), v, into: &out)
-            out += " in ("
-            for (i, item) in items.enumerated() {
-                if i > 0 { out += "," }
-                write(item, v, into: &out)
-            }
-            out += ")"
+        case .binary, .inList:
+            writeChain(e, v, into: &out)
         case .call(let name, let args):
             out += name + "("
             for (i, a) in args.enumerated() {
@@ -91,6 +70,48 @@ public enum FilterPrinter {
             out += quote ? LiteralPrinter.quoted(typeName) : typeName
             out += ")"
         }
+    }
+
+    /// Binary operators and `in`, bottom-up along the left spine: the leftmost operand first,
+    /// then each operator with its right operand, wrapping what is written so far in
+    /// parentheses where the operator binds tighter than the left operand.
+    static func writeChain(_ e: FilterExpression, _ v: ODataVersion?, into out: inout String) {
+        let spine = e.leftSpine
+        guard let leaf = spine.last else { return }
+        var text = ""
+        write(leaf, v, into: &text)
+        var left = leaf
+        for node in spine.dropLast().reversed() {
+            switch node.kind {
+            case .binary(let op, _, let r):
+                if op == .has {
+                    if !isPrimary(left) { text = "(" + text + ")" }
+                    text += " has "
+                    let rightPrimary: Bool
+                    switch r.kind {
+                    case .literal, .alias, .member, .call, .typeFunction: rightPrimary = true
+                    default: rightPrimary = false
+                    }
+                    writeOperand(r, needsParens: !rightPrimary, v, into: &text)
+                } else {
+                    if precedence(left) < op.precedence { text = "(" + text + ")" }
+                    text += " " + op.rawValue + " "
+                    writeOperand(r, needsParens: precedence(r) <= op.precedence, v, into: &text)
+                }
+            case .inList(_, let items):
+                if !isPrimary(left) { text = "(" + text + ")" }
+                text += " in ("
+                for (i, item) in items.enumerated() {
+                    if i > 0 { text += "," }
+                    write(item, v, into: &text)
+                }
+                text += ")"
+            default:
+                break
+            }
+            left = node
+        }
+        out += text
     }
 
     static func writeOperand(_ e: FilterExpression, needsParens: Bool, _ v: ODataVersion?, into out: inout String) {

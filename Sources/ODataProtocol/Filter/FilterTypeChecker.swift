@@ -102,22 +102,8 @@ public struct FilterTypeChecker: Sendable {
                 throw fail("expected a numeric operand of '-', found \(describe(o.type))", o)
             }
             return FilterExpression(.unary(op, o), position: e.position, type: o.type)
-        case .binary(let op, let l, let r):
-            let tl = try check(l, &scope)
-            let tr = try check(r, &scope)
-            let t = try binaryType(op, tl, tr, e)
-            return FilterExpression(.binary(op, tl, tr), position: e.position, type: t)
-        case .inList(let l, let items):
-            let tl = try check(l, &scope)
-            var typedItems: [FilterExpression] = []
-            for item in items {
-                let ti = try check(item, &scope)
-                guard TypeCompatibility.comparable(tl.type ?? .null, ti.type ?? .null, ordered: false) else {
-                    throw fail("cannot compare \(describe(tl.type)) with \(describe(ti.type)) in 'in'", ti)
-                }
-                typedItems.append(ti)
-            }
-            return FilterExpression(.inList(tl, typedItems), position: e.position, type: .primitive(.boolean))
+        case .binary, .inList:
+            return try checkChain(e, &scope)
         case .call(let name, let args):
             var typed: [FilterExpression] = []
             for a in args { typed.append(try check(a, &scope)) }
@@ -131,6 +117,34 @@ public struct FilterTypeChecker: Sendable {
             let t: ExpressionType = fn == .isof ? .primitive(.boolean) : target
             return FilterExpression(.typeFunction(fn, typedOperand, typeName), position: e.position, type: t)
         }
+    }
+
+    /// Binary operators and `in` along the left spine, bottom-up in a loop.
+    func checkChain(_ e: FilterExpression, _ scope: inout Scope) throws(URLParseError) -> FilterExpression {
+        let spine = e.leftSpine
+        guard let leaf = spine.last else { return e }
+        var left = try check(leaf, &scope)
+        for node in spine.dropLast().reversed() {
+            switch node.kind {
+            case .binary(let op, _, let r):
+                let tr = try check(r, &scope)
+                let t = try binaryType(op, left, tr, node)
+                left = FilterExpression(.binary(op, left, tr), position: node.position, type: t)
+            case .inList(_, let items):
+                var typedItems: [FilterExpression] = []
+                for item in items {
+                    let ti = try check(item, &scope)
+                    guard TypeCompatibility.comparable(left.type ?? .null, ti.type ?? .null, ordered: false) else {
+                        throw fail("cannot compare \(describe(left.type)) with \(describe(ti.type)) in 'in'", ti)
+                    }
+                    typedItems.append(ti)
+                }
+                left = FilterExpression(.inList(left, typedItems), position: node.position, type: .primitive(.boolean))
+            default:
+                break
+            }
+        }
+        return left
     }
 
     func namedType(_ name: String, _ e: FilterExpression) throws(URLParseError) -> ExpressionType {

@@ -60,6 +60,9 @@ struct Lexer {
         }
         if isDigit(c) { return try scanNumberOrTemporal() }
         if isIdentifierStart(c) { return try scanIdentifierOrTypedLiteral() }
+        if c == UInt8(ascii: "+") {
+            throw URLParseError("unexpected character '+' (a '+' is a literal plus; write spaces as %20)", at: start)
+        }
         throw URLParseError("unexpected character '\(Self.describe(c))'", at: start)
     }
 

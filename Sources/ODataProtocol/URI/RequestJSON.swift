@@ -46,7 +46,7 @@ public enum RequestJSON {
             m.append(("value", JSONText.string(s)))
         case .binary(let b): m.append(("value", JSONText.string(BinaryLiteral.base64URL(b))))
         case .enumMember(let type, let value):
-            m.append(("type", JSONText.string(type)))
+            m.append(("enumType", JSONText.string(type)))
             m.append(("value", JSONText.string(value)))
         }
         return JSONText.object(m)
@@ -99,7 +99,32 @@ public enum RequestJSON {
     }
 
     /// An expression node as nested objects: `{"op":"eq","left":…,"right":…}` and so on.
+    /// Operator chains are written along their left spine in a loop (openings top-down, then
+    /// the leftmost operand, then each node's right side bottom-up).
     public static func expression(_ e: FilterExpression) -> String {
+        let spine = e.leftSpine
+        guard spine.count > 1, let leaf = spine.last else { return node(e) }
+        var out = ""
+        for n in spine.dropLast() {
+            switch n.kind {
+            case .binary(let op, _, _): out += "{\"op\":" + JSONText.string(op.rawValue) + ",\"left\":"
+            default: out += "{\"op\":\"in\",\"left\":"
+            }
+        }
+        out += node(leaf)
+        for n in spine.dropLast().reversed() {
+            switch n.kind {
+            case .binary(_, _, let r): out += ",\"right\":" + expression(r)
+            case .inList(_, let items): out += ",\"list\":" + JSONText.array(items.map(expression))
+            default: break
+            }
+            if let t = n.type { out += ",\"type\":" + JSONText.string("\(t)") }
+            out += ",\"position\":" + String(n.position) + "}"
+        }
+        return out
+    }
+
+    static func node(_ e: FilterExpression) -> String {
         var m: [(String, String)]
         switch e.kind {
         case .literal(let l):

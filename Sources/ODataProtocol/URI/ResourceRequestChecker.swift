@@ -47,6 +47,9 @@ public struct ResourceRequestChecker: Sendable {
         var options = r.options
         let aliases = Dictionary(options.aliases.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a })
         let typer = FilterTypeChecker(model: model, aliases: aliases)
+        // What query options apply to: the resource before a closing `$count`/`$ref`, the
+        // navigation target after `$links/`.
+        var optionsCursor: Cursor = .terminal
         var i = 0
         while i < r.segments.count {
             var s = r.segments[i]
@@ -54,11 +57,17 @@ public struct ResourceRequestChecker: Sendable {
                 cursor = try first(&s, &options, typer)
             } else {
                 cursor = try next(&s, after: cursor, previous: r.segments[i - 1], typer)
+                if r.segments[i - 1].role == .links {
+                    optionsCursor = cursor
+                    cursor = .terminal
+                }
             }
+            if cursor != .terminal { optionsCursor = cursor }
             r.segments[i] = s
             i += 1
         }
-        if r.segments.isEmpty { cursor = .terminal }
+        if r.segments.last?.role == .value { optionsCursor = .terminal }
+        cursor = optionsCursor
         var typedAliases: [ParameterAlias] = []
         for a in options.aliases {
             let typed: FilterExpression
@@ -163,9 +172,8 @@ public struct ResourceRequestChecker: Sendable {
             if let args = s.arguments {
                 guard nav.isCollection else { throw fail("'\(s.name)' is single-valued and takes no key", s) }
                 try checkKey(args, of: target, s, typer)
-                return linksBefore ? .terminal : .entity(target)
+                return .entity(target)
             }
-            if linksBefore { return .terminal }
             return nav.isCollection ? .entityCollection(target) : .entity(target)
         }
         if linksBefore { throw fail("$links must be followed by a navigation property of \(typeName)", s) }

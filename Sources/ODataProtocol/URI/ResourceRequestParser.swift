@@ -174,7 +174,6 @@ public struct ResourceRequestParser: Sendable {
     private func apply(_ name: String, at nameStart: Int, _ value: DecodedComponent, to options: inout QueryOptions,
                        seen: inout Set<String>, _ table: PositionTable) throws(URLParseError) {
         guard !name.isEmpty else { throw URLParseError("empty query option name", at: nameStart) }
-        let valueStart = value.rawOffset(ofDecoded: 0)
         if name.hasPrefix("$") || name.hasPrefix("@") {
             guard seen.insert(name).inserted else { throw URLParseError("duplicate query option \(name)", at: nameStart) }
         }
@@ -184,7 +183,8 @@ public struct ResourceRequestParser: Sendable {
             return p
         }
         func requireValue() throws(URLParseError) {
-            if value.bytes.isEmpty { throw URLParseError("empty value for \(name)", at: valueStart) }
+            // Offsets inside the do block are decoded offsets of the value.
+            if value.bytes.isEmpty { throw URLParseError("empty value for \(name)", at: 0) }
         }
         do throws(URLParseError) {
             switch name {

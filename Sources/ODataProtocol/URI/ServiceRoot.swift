@@ -63,7 +63,7 @@ struct URLAuthority {
                 || (i > 0 && ((c >= 0x30 && c <= 0x39) || c == UInt8(ascii: "+") || c == UInt8(ascii: "-") || c == UInt8(ascii: "."))) {
             i += 1
         }
-        guard i > 0, i + 2 < end + 1, i + 3 <= end, raw[i] == UInt8(ascii: ":"), raw[i + 1] == UInt8(ascii: "/"),
+        guard i > 0, i + 3 <= end, raw[i] == UInt8(ascii: ":"), raw[i + 1] == UInt8(ascii: "/"),
               raw[i + 2] == UInt8(ascii: "/") else { return nil }
         let scheme = String(decoding: raw[0..<i], as: UTF8.self).lowercased()
         let start = i + 3

@@ -31,6 +31,13 @@ import Testing
         #expect(key.segments.map(\.role) == [.entitySet, .navigation])
         let links = try check("CarrierCollection('AA')/$links/carrierFlights", Self.flight)
         #expect(links.segments.map(\.role) == [.entitySet, .links, .navigation])
+        // Options after $count and $links apply to the counted collection / the link target.
+        let counted = try check("FlightCollection/$count?$filter=PRICE gt 100M", Self.flight)
+        #expect(counted.options.filter?.type == .primitive(.boolean))
+        let linked = try check("CarrierCollection('AA')/$links/carrierFlights?$filter=connid eq '0017'&$top=2", Self.flight)
+        #expect(linked.options.top == 2)
+        #expect(try failure("CarrierCollection('AA')/$links/carrierFlights/carrierFlights", Self.flight)?.message ==
+                "nothing may follow 'carrierFlights'")
         let media = try check("CarrierCollection('AA')/$value", Self.flight)
         #expect(media.segments.last?.role == .value)
         let agencies = try check("TravelagencyCollection?$filter=CITY eq 'Rome'&$select=agencynum,NAME&$orderby=CITY desc&$top=5&$inlinecount=allpages", Self.flight)
