@@ -1,0 +1,197 @@
+/* test_errors.c - status codes, ods_strerror, ods_error_last (thread-local), ods_free, and
+ * NULL / unknown-enum arguments to every public function: a clear status, never a crash. */
+#define _POSIX_C_SOURCE 200809L
+
+#include <odatastore.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "support/test_support.h"
+
+static void check_strerror(void) {
+    int code;
+    const char *seen[32];
+    ODS_CHECK_STR_EQ(ods_strerror(ODS_OK), "ok");
+    for (code = ODS_ERROR; code >= ODS_ECLOSED; code--) {
+        const char *text = ods_strerror(code);
+        int i;
+        ODS_CHECK(text != NULL && strlen(text) > 0);
+        ODS_CHECK(strcmp(text, "unknown status") != 0);
+        for (i = 0; i < -code - 1; i++) ODS_CHECK(strcmp(seen[i], text) != 0); /* each distinct */
+        seen[-code - 1] = text;
+    }
+    ODS_CHECK_STR_EQ(ods_strerror(-9999), "unknown status");
+    ODS_CHECK_STR_EQ(ods_strerror(42), "unknown status");
+}
+
+static void *other_thread(void *arg) {
+    const ods_error *e = ods_error_last();
+    (void)arg;
+    /* A new thread has no error, whatever the main thread did. */
+    ODS_CHECK_INT_EQ(e->code, ODS_OK);
+    ODS_CHECK_STR_EQ(e->message, "no error");
+    ODS_CHECK_INT_EQ(ods_request_start(NULL), ODS_EINVAL);
+    ODS_CHECK_INT_EQ(ods_error_last()->code, ODS_EINVAL);
+    return NULL;
+}
+
+static void check_error_last(void) {
+    const ods_error *e;
+    pthread_t t;
+    ods_error_clear();
+    e = ods_error_last();
+    ODS_CHECK(e != NULL);
+    ODS_CHECK_INT_EQ(e->code, ODS_OK);
+    ODS_CHECK_INT_EQ(e->http_status, 0);
+    ODS_CHECK(e->odata_code == NULL);
+    ODS_CHECK_INT_EQ(e->position, -1);
+
+    ODS_CHECK_INT_EQ(ods_store_open(NULL, NULL, NULL, NULL), ODS_EINVAL);
+    e = ods_error_last();
+    ODS_CHECK_INT_EQ(e->code, ODS_EINVAL);
+    ODS_CHECK(strstr(e->message, "out") != NULL); /* names the argument */
+
+    ODS_CHECK(pthread_create(&t, NULL, other_thread, NULL) == 0);
+    ODS_CHECK(pthread_join(t, NULL) == 0);
+    /* The other thread's failure did not touch this thread's record. */
+    ODS_CHECK_INT_EQ(ods_error_last()->code, ODS_EINVAL);
+    ODS_CHECK(strstr(ods_error_last()->message, "out") != NULL);
+
+    /* Successful calls do not clear it; ods_error_clear does. */
+    ODS_CHECK(ods_version() != NULL);
+    ODS_CHECK_INT_EQ(ods_error_last()->code, ODS_EINVAL);
+    ods_error_clear();
+    ODS_CHECK_INT_EQ(ods_error_last()->code, ODS_OK);
+}
+
+static void check_null_arguments(void) {
+    ods_store *store = (ods_store *)1; /* must be overwritten with NULL on failure */
+    ods_request *request = (ods_request *)1;
+    uint64_t id = 7;
+    const char *name = "x", *value = "y";
+    int64_t i64;
+    double d;
+    int b;
+    size_t len = 99;
+    ods_store_options options = ODS_STORE_OPTIONS_INIT;
+
+    ods_free(NULL);
+    ODS_CHECK_INT_EQ(ods_store_open(&store, NULL, NULL, NULL), ODS_EINVAL);
+    ODS_CHECK(store == NULL);
+    ODS_CHECK_INT_EQ(ods_store_open(&store, &options, NULL, NULL), ODS_EINVAL); /* no service_root */
+    ODS_CHECK(strstr(ods_error_last()->message, "service_root") != NULL);
+    ODS_CHECK_INT_EQ(ods_store_close(NULL), ODS_OK);
+    ODS_CHECK_INT_EQ(ods_store_get_state(NULL), ODS_EINVAL);
+    ODS_CHECK(ods_store_context(NULL) == NULL);
+    ODS_CHECK_INT_EQ(ods_store_odata_version(NULL), ODS_EINVAL);
+    ODS_CHECK_INT_EQ(ods_store_set_default_delegate(NULL, NULL), ODS_EINVAL);
+    ODS_CHECK_INT_EQ(ods_store_fd(NULL), ODS_EINVAL);
+    ODS_CHECK_INT_EQ(ods_store_dispatch(NULL, 0), ODS_EINVAL);
+    ODS_CHECK_INT_EQ(ods_store_schedule(&id, NULL, ODS_READ, "X", NULL, NULL, NULL), ODS_EINVAL);
+    ODS_CHECK(id == 0);
+    ODS_CHECK_INT_EQ(ods_store_cancel(NULL, 1), ODS_EINVAL);
+
+    ODS_CHECK_INT_EQ(ods_request_new(&request, NULL, ODS_READ, "X", NULL), ODS_EINVAL);
+    ODS_CHECK(request == NULL);
+    ODS_CHECK_INT_EQ(ods_request_new(NULL, NULL, ODS_READ, "X", NULL), ODS_EINVAL);
+    ods_request_free(NULL);
+    ODS_CHECK_INT_EQ(ods_request_set_delegate(NULL, NULL), ODS_EINVAL);
+    ODS_CHECK_INT_EQ(ods_request_set_completion(NULL, NULL), ODS_EINVAL);
+    ODS_CHECK_INT_EQ(ods_request_set_context(NULL, NULL), ODS_EINVAL);
+    ODS_CHECK(ods_request_context(NULL) == NULL);
+    ODS_CHECK_INT_EQ(ods_request_set_header(NULL, "A", "b"), ODS_EINVAL);
+    ODS_CHECK_INT_EQ(ods_request_set_etag(NULL, "*"), ODS_EINVAL);
+    ODS_CHECK_INT_EQ(ods_request_set_paging(NULL, ODS_PAGING_FOLLOW), ODS_EINVAL);
+    ODS_CHECK_INT_EQ(ods_request_set_timeout(NULL, 10), ODS_EINVAL);
+    ODS_CHECK_INT_EQ(ods_request_start(NULL), ODS_EINVAL);
+    ODS_CHECK_INT_EQ(ods_request_cancel(NULL), ODS_EINVAL);
+    ODS_CHECK(ods_request_id(NULL) == 0);
+    ODS_CHECK_INT_EQ(ods_request_get_state(NULL), ODS_EINVAL);
+    ODS_CHECK_INT_EQ(ods_request_mode(NULL), ODS_EINVAL);
+    ODS_CHECK(ods_request_path(NULL) == NULL);
+    ODS_CHECK(ods_request_store(NULL) == NULL);
+
+    ODS_CHECK_INT_EQ(ods_response_status(NULL), ODS_EINVAL);
+    ODS_CHECK(ods_response_json(NULL, &len) == NULL);
+    ODS_CHECK(len == 0);
+    ODS_CHECK(ods_response_body(NULL, NULL) == NULL);
+    ODS_CHECK(ods_response_header(NULL, "ETag") == NULL);
+    ODS_CHECK(ods_response_header_count(NULL) == 0);
+    ODS_CHECK_INT_EQ(ods_response_header_at(&name, &value, NULL, 0), ODS_EINVAL);
+    ODS_CHECK(name == NULL && value == NULL);
+    ODS_CHECK(ods_response_etag(NULL) == NULL);
+    ODS_CHECK(ods_response_next_link(NULL) == NULL);
+    ODS_CHECK(ods_response_count(NULL) == -1);
+    ODS_CHECK(ods_response_entity_count(NULL) == 0);
+    ODS_CHECK(ods_response_entity(NULL, 0) == NULL);
+
+    ODS_CHECK(ods_entity_json(NULL) == NULL);
+    ODS_CHECK(ods_entity_etag(NULL) == NULL);
+    ODS_CHECK_INT_EQ(ods_entity_value_type(NULL, "x"), ODS_VALUE_ABSENT);
+    ODS_CHECK_INT_EQ(ods_entity_get_string(&name, NULL, "x"), ODS_EINVAL);
+    ODS_CHECK_INT_EQ(ods_entity_get_string(NULL, NULL, "x"), ODS_EINVAL);
+    ODS_CHECK_INT_EQ(ods_entity_get_int64(&i64, NULL, "x"), ODS_EINVAL);
+    ODS_CHECK_INT_EQ(ods_entity_get_double(&d, NULL, "x"), ODS_EINVAL);
+    ODS_CHECK_INT_EQ(ods_entity_get_bool(&b, NULL, "x"), ODS_EINVAL);
+}
+
+static void check_invalid_options(void) {
+    ods_store *store = NULL;
+    ods_store_options o = ODS_STORE_OPTIONS_INIT;
+    const char *bad_headers[] = {"NoColonHere", NULL};
+
+    o.service_root = "http://127.0.0.1:9/";
+    o.version = 0;
+    ODS_CHECK_INT_EQ(ods_store_open(&store, &o, NULL, NULL), ODS_EINVAL);
+    ODS_CHECK(strstr(ods_error_last()->message, "ODS_STORE_OPTIONS_INIT") != NULL);
+    o.version = 999;
+    ODS_CHECK_INT_EQ(ods_store_open(&store, &o, NULL, NULL), ODS_EINVAL);
+    o.version = ODS_STORE_OPTIONS_VERSION;
+
+    o.service_root = "ftp://example.org/";
+    ODS_CHECK_INT_EQ(ods_store_open(&store, &o, NULL, NULL), ODS_EINVAL);
+    o.service_root = "not a url";
+    ODS_CHECK_INT_EQ(ods_store_open(&store, &o, NULL, NULL), ODS_EINVAL);
+    o.service_root = "http://127.0.0.1:9/";
+
+    o.kind = 7;
+    ODS_CHECK_INT_EQ(ods_store_open(&store, &o, NULL, NULL), ODS_EINVAL);
+    o.kind = ODS_STORE_OFFLINE;
+    ODS_CHECK_INT_EQ(ods_store_open(&store, &o, NULL, NULL), ODS_EUNSUPPORTED);
+    o.kind = ODS_STORE_ONLINE;
+    o.dispatch = 5;
+    ODS_CHECK_INT_EQ(ods_store_open(&store, &o, NULL, NULL), ODS_EINVAL);
+    o.dispatch = ODS_DISPATCH_THREAD;
+    o.odata_version = 3;
+    ODS_CHECK_INT_EQ(ods_store_open(&store, &o, NULL, NULL), ODS_EINVAL);
+    o.odata_version = 0;
+    o.auth = 9;
+    ODS_CHECK_INT_EQ(ods_store_open(&store, &o, NULL, NULL), ODS_EINVAL);
+    o.auth = ODS_AUTH_BASIC; /* without a username */
+    ODS_CHECK_INT_EQ(ods_store_open(&store, &o, NULL, NULL), ODS_EINVAL);
+    o.auth = ODS_AUTH_BEARER; /* without a token */
+    ODS_CHECK_INT_EQ(ods_store_open(&store, &o, NULL, NULL), ODS_EINVAL);
+    o.auth = ODS_AUTH_NONE;
+    o.headers = bad_headers;
+    ODS_CHECK_INT_EQ(ods_store_open(&store, &o, NULL, NULL), ODS_EINVAL);
+    o.headers = NULL;
+    o.request_timeout_ms = -1;
+    ODS_CHECK_INT_EQ(ods_store_open(&store, &o, NULL, NULL), ODS_EINVAL);
+    o.request_timeout_ms = 0;
+    o.max_connections = -2;
+    ODS_CHECK_INT_EQ(ods_store_open(&store, &o, NULL, NULL), ODS_EINVAL);
+    o.max_connections = 0;
+    o.csrf_protection = 4;
+    ODS_CHECK_INT_EQ(ods_store_open(&store, &o, NULL, NULL), ODS_EINVAL);
+    ODS_CHECK(store == NULL);
+}
+
+int main(void) {
+    check_strerror();
+    check_error_last();
+    check_null_arguments();
+    check_invalid_options();
+    printf("errors: ok\n");
+    return 0;
+}
