@@ -94,7 +94,7 @@ struct MetadataSpecialDocumentsTests {
             ("<feed xmlns=\"http://www.w3.org/2005/Atom\"/>", .notMetadata),
             ("<Schema Namespace=\"X\"/>", .notMetadata),
             ("<edmx:Edmx Version=\"4.0\" xmlns:edmx=\"http://docs.oasis-open.org/odata/ns/edmx\">", .notWellFormed),
-            ("{\"$Version\": \"4.01\"}", .notWellFormed),
+            ("[\"not CSDL JSON: an array\"]", .notWellFormed),
             ("", .notWellFormed),
         ]
         for (xml, kind) in cases {
