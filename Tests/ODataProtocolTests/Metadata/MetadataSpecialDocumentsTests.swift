@@ -50,6 +50,9 @@ struct MetadataSpecialDocumentsTests {
         #expect(m.navigationPropertyCount == 2)
         #expect(m.operationCount == 8)
         #expect(m.operations["SEPMRA_SO_MAN2.BA_RTCountryVHType"]?.count == 3)
+        #expect(m.key(of: try #require(m.entityType(ofSet: "I_DraftAdministrativeData"))) == ["DraftUUID"])
+        #expect(m.key(of: try #require(m.entityType(ofSet: "SEPMRA_C_CountryVH"))) == ["Country"])
+        #expect(m.prop("SEPMRA_SO_MAN2.SEPMRA_C_CountryVHType", "Country")?.type.maxLength == 3)
 
         let flags = try #require(m.enumType("SEPMRA_SO_MAN2.ENString"))
         #expect(flags.isFlags && flags.underlyingType == "Edm.Int16")
