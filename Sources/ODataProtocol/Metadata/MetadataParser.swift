@@ -1,4 +1,4 @@
-/// Reads an OData `$metadata` document (CSDL XML) into a `ServiceModel`.
+/// Reads an OData `$metadata` document (CSDL XML, or CSDL JSON) into a `ServiceModel`.
 ///
 /// ```swift
 /// let model = try MetadataParser.parse(bytes)          // throws(MetadataError)
@@ -28,6 +28,10 @@
 ///   `ReferentialConstraint`, `Nullable`, `ContainsTarget`, `Collection(...)`), functions and
 ///   actions (bound/unbound, overloads), function/action imports resolved to their
 ///   operation, `HasStream`, facets.
+/// - **CSDL JSON** (OData 4.01, `$metadata?$format=json`): recognised by its leading `{`,
+///   translated element by element into the equivalent EDMX tree (`CSDLJSONConverter`), so
+///   it gets exactly the XML semantics, checks and warnings; JSON defaults (`$Nullable`
+///   false, `$Type` `Edm.String`) are applied; JSON syntax errors are `.notWellFormed`.
 /// - Skipped without error: `Annotations`/`Annotation` blocks (so V4's
 ///   `Core.OptimisticConcurrency` is not seen: `ServiceModel.hasETag` reflects V2
 ///   `ConcurrencyMode` only), `Term`s, `edmx:Reference` content (only the included
@@ -49,7 +53,7 @@
 ///   resolve to the schema's own namespace, else to the only type of that name.
 ///
 /// ## Errors
-/// Thrown (`MetadataError`): not well-formed XML or a DTD (`.notWellFormed`, with
+/// Thrown (`MetadataError`): not well-formed XML/JSON or a DTD (`.notWellFormed`, with
 /// line/column; DTDs are refused by the XML layer, so external entities are never
 /// resolved), a root that is neither `edmx:Edmx` nor a CSDL `Schema` or an `edmx:Edmx`
 /// without `edmx:DataServices` (`.notMetadata`), an unknown EDMX `Version` or
@@ -70,8 +74,14 @@ public enum MetadataParser {
         public init(strict: Bool = false) { self.strict = strict }
     }
 
-    /// Parses a `$metadata` document from its bytes (any encoding libxml2 detects; a BOM is fine).
+    /// Parses a `$metadata` document from its bytes: CSDL XML (any encoding libxml2 detects;
+    /// a BOM is fine) or, when the first significant character is `{`, CSDL JSON (UTF-8).
     public static func parse(_ bytes: some Collection<UInt8>, options: Options = Options()) throws(MetadataError) -> ServiceModel {
+        if CSDLJSONReader.looksLikeJSON(bytes) {
+            var reader = CSDLJSONReader(Array(bytes))
+            let json = try reader.parseDocument()
+            return try parse(CSDLJSONConverter.document(json), options: options)
+        }
         let document: XMLDocument
         do {
             document = try XMLDocument.parse(bytes)

@@ -158,8 +158,10 @@ private func exercise(_ m: ServiceModel) -> Int {
 
 @Suite("Metadata: fuzz")
 struct MetadataFuzzTests {
-    /// Mutations per document: 13 documents x 160 = 2080 (half tree-level, half byte-level).
-    static let rounds = 160
+    /// Mutations per XML document: 13 documents x 140 = 1820 (half tree-level, half
+    /// byte-level), plus 2 x 150 for the CSDL JSON forms: 2120 in all.
+    static let rounds = 140
+    static let jsonRounds = 150
 
     /// A few thousand seeded mutations of the real documents: the parser must return a model
     /// or throw `MetadataError`, never trap or hang (the time limit catches a hang).
@@ -206,6 +208,35 @@ struct MetadataFuzzTests {
         // Tree mutations mostly keep documents loadable; byte mutations mostly do not.
         #expect(loaded > 0 && rejected > 0)
         #expect(work > 0)
+    }
+
+    /// CSDL JSON: TripPin and Northwind written as JSON, then mutated as bytes (JSON syntax)
+    /// or as values (a member's value replaced by one of another JSON type or removed).
+    @Test(.timeLimit(.minutes(2)), arguments: [MetadataFixture.tripPinOASIS, .northwindV4OASIS])
+    func mutatedJSONNeverCrashes(_ fixture: MetadataFixture) throws {
+        let json = CSDLXMLToJSON.convert(try XMLDocument.parse(fixture.bytes()).root)
+        let original = Array(json.text.utf8)
+        var rng = SeededGenerator(seed: fixture == .tripPinOASIS ? 0x15_0A : 0x15_0B)
+        var loaded = 0, rejected = 0, work = 0
+        for round in 0..<Self.jsonRounds {
+            var input: [UInt8]
+            if round % 2 == 0 {
+                var v = json
+                for _ in 0..<Int.random(in: 1...3, using: &rng) { v = v.mutated(depth: 0, rng: &rng) }
+                input = Array(v.text.utf8)
+            } else {
+                input = mutateBytes(original, other: original, rng: &rng)
+                if input.first != UInt8(ascii: "{") { input.insert(UInt8(ascii: "{"), at: 0) }
+            }
+            do {
+                work += exercise(try MetadataParser.parse(input, options: .init(strict: round % 5 == 0)))
+                loaded += 1
+            } catch {
+                #expect(!error.description.isEmpty)
+                rejected += 1
+            }
+        }
+        #expect(loaded + rejected == Self.jsonRounds && loaded > 0 && rejected > 0 && work > 0)
     }
 
     /// Inheritance cycles and self-references must not make lookups loop.

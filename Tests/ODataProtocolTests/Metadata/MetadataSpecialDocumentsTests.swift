@@ -50,6 +50,9 @@ struct MetadataSpecialDocumentsTests {
         #expect(m.navigationPropertyCount == 2)
         #expect(m.operationCount == 8)
         #expect(m.operations["SEPMRA_SO_MAN2.BA_RTCountryVHType"]?.count == 3)
+        #expect(m.key(of: try #require(m.entityType(ofSet: "I_DraftAdministrativeData"))) == ["DraftUUID"])
+        #expect(m.key(of: try #require(m.entityType(ofSet: "SEPMRA_C_CountryVH"))) == ["Country"])
+        #expect(m.prop("SEPMRA_SO_MAN2.SEPMRA_C_CountryVHType", "Country")?.type.maxLength == 3)
 
         let flags = try #require(m.enumType("SEPMRA_SO_MAN2.ENString"))
         #expect(flags.isFlags && flags.underlyingType == "Edm.Int16")
@@ -94,7 +97,7 @@ struct MetadataSpecialDocumentsTests {
             ("<feed xmlns=\"http://www.w3.org/2005/Atom\"/>", .notMetadata),
             ("<Schema Namespace=\"X\"/>", .notMetadata),
             ("<edmx:Edmx Version=\"4.0\" xmlns:edmx=\"http://docs.oasis-open.org/odata/ns/edmx\">", .notWellFormed),
-            ("{\"$Version\": \"4.01\"}", .notWellFormed),
+            ("[\"not CSDL JSON: an array\"]", .notWellFormed),
             ("", .notWellFormed),
         ]
         for (xml, kind) in cases {

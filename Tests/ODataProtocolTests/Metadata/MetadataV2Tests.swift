@@ -232,6 +232,8 @@ struct MetadataV2Tests {
         #expect((m.entitySets.count, m.entityTypeCount, m.complexTypeCount) == (3, 3, 1))
         #expect(m.navigationPropertyCount == 4 && m.operationImports.count == 1)
         #expect(m.warnings.isEmpty)
+        #expect(m.key(of: try #require(m.entityType(ofSet: "Products"))) == ["ID"])
+        #expect(m.prop("ODataDemo.Product", "ReleaseDate")?.type == TypeReference(name: "Edm.DateTime", nullable: false))
         #expect(m.nav("ODataDemo.Product", "Category")?.targetType == "ODataDemo.Category")
         #expect(m.nav("ODataDemo.Product", "Category")?.nullable == true)  // Multiplicity 0..1
         #expect(m.nav("ODataDemo.Supplier", "Products")?.isCollection == true)

@@ -38,6 +38,10 @@ struct MetadataV4Tests {
         #expect(m.type("\(tripPinNS).EventLocation")?.baseType == "\(tripPinNS).Location")
         #expect(m.derivedTypes(of: "\(tripPinNS).PlanItem").map(\.name) == ["Event", "Flight", "PublicTransportation"])
         #expect(m.type("\(tripPinNS).Photo")?.hasStream == true)
+        #expect(m.key(of: try #require(m.entityType(ofSet: "People"))) == ["UserName"])
+        #expect(m.key(of: try #require(m.entityType(ofSet: "Airports"))) == ["IcaoCode"])
+        #expect(m.prop("\(tripPinNS).Person", "UserName")?.type == TypeReference(name: "Edm.String", nullable: false))
+        #expect(m.prop("\(tripPinNS).Photo", "Id")?.type.primitiveKind == .int64)
 
         let friends = try #require(m.nav("\(tripPinNS).Person", "Friends"))
         #expect(friends.targetType == "\(tripPinNS).Person" && friends.isCollection && friends.partner == nil)
@@ -90,7 +94,12 @@ struct MetadataV4Tests {
         // NavigationPropertyBinding, 9 ReferentialConstraint, 2 Schema.
         #expect(m.entityTypeCount == 26 && m.entitySets.count == 26 && m.navigationPropertyCount == 22)
         #expect(m.bindingCount == 22 && m.namespaces.count == 2)
+        #expect(m.complexTypeCount == 0 && m.operationImports.isEmpty && m.enumTypes.isEmpty)
         #expect(m.warnings.isEmpty)
+        // xml.etree: Order_Details has the 2-part key OrderID, ProductID; Invoices a 9-part key.
+        #expect(m.key(of: try #require(m.entityType(ofSet: "Order_Details"))) == ["OrderID", "ProductID"])
+        #expect(m.key(of: try #require(m.entityType(ofSet: "Invoices"))).count == 9)
+        #expect(m.key(of: try #require(m.entityType(ofSet: "Customers"))) == ["CustomerID"])
         let declared = m.types.values.flatMap(\.navigationProperties).filter { !$0.referentialConstraints.isEmpty }
         // 9 declared + 9 partners that receive them reversed.
         #expect(declared.count == 18)
