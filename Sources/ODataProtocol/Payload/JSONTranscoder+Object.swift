@@ -214,7 +214,11 @@ extension JSONTranscoder {
             if let ti = index?.type(t) { current = ti }
         case .context where isString:
             let c = s.string(try s.scanString())
-            if role == .topLevel { top.context = c; return }
+            if role == .topLevel {
+                top.context = c
+                if top.valueKind == nil { top.valueKind = valueKind(fromContext: c) }
+                return
+            }
             let fragment = c.firstIndex(of: "#").map { String(c[$0...]) } ?? ("#" + c)
             if c.hasSuffix("$deletedEntity") {
                 h.isTombstone = true
@@ -371,6 +375,23 @@ extension JSONTranscoder {
             } while try s.nextMember()
         }
         if h.id == nil { h.id = uri }
+    }
+
+    /// The value type a top-level context URL names: `#Edm.Int64`, `#Collection(Edm.String)`, or
+    /// a property of an entity (`#Products(1)/Price`, typed through the model). Nil otherwise.
+    func valueKind(fromContext c: String) -> (PayloadMember.Kind, Bool)? {
+        guard let hash = c.firstIndex(of: "#") else { return nil }
+        let fragment = String(c[c.index(after: hash)...])
+        if fragment.hasPrefix("Edm.") || fragment.hasPrefix("Collection(Edm.") {
+            return PayloadModelIndex.annotatedKind(fragment, index: index)
+        }
+        guard let index, let open = fragment.firstIndex(of: "("), let close = fragment.lastIndex(of: ")"),
+              close > open, fragment[fragment.index(after: close)...].hasPrefix("/") else { return nil }
+        let set = String(fragment[..<open])
+        let path = fragment[fragment.index(close, offsetBy: 2)...].split(separator: "/")
+        guard path.count == 1, let type = index.typeOfSet(set), let m = type.members[String(path[0])] else { return nil }
+        if case .navigation = m.kind { return nil }
+        return (m.kind, m.isCollection)
     }
 
     /// True when a top-level context URL says the payload is one entity (`.../$entity`).

@@ -35,6 +35,14 @@ extension JSONTranscoder {
             return TopLevelSummary()
         }
         let first = try peekFirstKey()
+        if let fk = first, s.equals(fk, "results"), try firstValueIsObject() {
+            // pyslet wraps single results in "results": {"d": {"results": {"TotalStock": "5"}}}.
+            _ = try s.beginObject()
+            _ = try s.readKey()
+            let r = try decodeV2Inner(declared: declared, target: target, valueKind: valueKind)
+            while try s.nextMember() { _ = try s.readKey(); try s.skipValue() }
+            return r
+        }
         if let fk = first, isV2FeedKey(fk) {
             return try writeV2Collection(declared: declared, target: target, valueKind: valueKind)
         }

@@ -152,6 +152,15 @@ struct JSONTranscoder {
         return try s.readKey()
     }
 
+    /// True when the first member of the object at the current position has an object value (looks ahead).
+    mutating func firstValueIsObject() throws(JSONError) -> Bool {
+        let save = (s.pos, s.depth)
+        defer { s.pos = save.0; s.depth = save.1 }
+        guard try s.peek() == UInt8(ascii: "{"), try s.beginObject() else { return false }
+        _ = try s.readKey()
+        return try s.peek() == UInt8(ascii: "{")
+    }
+
     /// True when the object at the current position has exactly one member (looks ahead, consumes nothing).
     mutating func objectHasSingleMember() throws(JSONError) -> Bool {
         let save = (s.pos, s.depth)
