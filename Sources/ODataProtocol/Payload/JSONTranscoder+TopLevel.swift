@@ -173,7 +173,10 @@ extension JSONTranscoder {
             return TopLevelSummary()
         }
         var top = TopLevelState(valueKind: valueKind, itemType: declared, referencesExpected: target == .references)
-        let h = try writeObject(declared: declared, role: .topLevel, top: &top)
+        // A single complex value (V4 sends its members at the top level) is typed by the target's type.
+        var objectType = declared
+        if case .value = target, let vk = valueKind, !vk.1, case .structured(let name) = vk.0 { objectType = index?.type(name) }
+        let h = try writeObject(declared: objectType, role: .topLevel, top: &top)
         var r = TopLevelSummary(count: top.count, nextLink: top.nextLink, deltaLink: top.deltaLink)
         if let items = top.items {
             r.entityCount = items
