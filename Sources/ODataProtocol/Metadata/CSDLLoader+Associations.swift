@@ -121,6 +121,20 @@ extension CSDLLoader {
         guard !associationSets.isEmpty else { return }
         var byAssociation: [String: [CSDLAssociationSet]] = [:]
         for a in associationSets { byAssociation[a.association, default: []].append(a) }
+        // base type -> directly derived types, so finding derived types is not quadratic.
+        var directlyDerived: [String: [String]] = [:]
+        for (qn, t) in model.types { if let b = t.baseType { directlyDerived[b, default: []].append(qn) } }
+        func allDerived(of qn: String) -> [StructuredType] {
+            var result: [StructuredType] = []
+            var seen: Set<String> = [qn]
+            var stack = directlyDerived[qn] ?? []
+            while let next = stack.popLast() {
+                guard seen.insert(next).inserted, let t = model.types[next] else { continue }
+                result.append(t)
+                stack += directlyDerived[next] ?? []
+            }
+            return result.sorted { $0.qualifiedName < $1.qualifiedName }
+        }
 
         for (setName, set) in model.entitySets {
             guard let type = model.types[set.entityType] else { continue }
@@ -136,7 +150,7 @@ extension CSDLLoader {
                 }
             }
             for nav in model.allNavigationProperties(of: type) { bind(nav, path: nav.name) }
-            for derived in model.derivedTypes(of: type.qualifiedName) {
+            for derived in allDerived(of: type.qualifiedName) {
                 for nav in derived.navigationProperties { bind(nav, path: derived.qualifiedName + "/" + nav.name) }
             }
             if bindings != set.navigationBindings { model.entitySets[setName]?.navigationBindings = bindings }

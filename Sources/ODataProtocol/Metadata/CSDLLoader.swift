@@ -237,11 +237,14 @@ final class CSDLLoader {
 // MARK: - Attribute value helpers
 
 extension String {
-    /// Leading/trailing XML whitespace removed.
+    /// Leading/trailing XML whitespace removed (the common case, none, returns `self`).
     var csdlTrimmed: String {
-        let ws: (Character) -> Bool = { $0 == " " || $0 == "\t" || $0 == "\n" || $0 == "\r" }
-        guard let first = firstIndex(where: { !ws($0) }), let last = lastIndex(where: { !ws($0) }) else { return "" }
-        return String(self[first...last])
+        let u = utf8
+        func ws(_ b: UInt8) -> Bool { b == 0x20 || b == 0x09 || b == 0x0A || b == 0x0D }
+        guard let first = u.first, let last = u.last else { return self }
+        if !ws(first) && !ws(last) { return self }
+        guard let start = u.firstIndex(where: { !ws($0) }), let end = u.lastIndex(where: { !ws($0) }) else { return "" }
+        return String(self[start...end])
     }
 }
 

@@ -28,9 +28,11 @@
 ///   `ReferentialConstraint`, `Nullable`, `ContainsTarget`, `Collection(...)`), functions and
 ///   actions (bound/unbound, overloads), function/action imports resolved to their
 ///   operation, `HasStream`, facets.
-/// - Skipped without error: `Annotations`/`Annotation` blocks, `Term`s, `edmx:Reference`
-///   content (only the included namespaces and aliases are kept), `Using`, `m:FC_*`, and
-///   any element or attribute in a foreign namespace.
+/// - Skipped without error: `Annotations`/`Annotation` blocks (so V4's
+///   `Core.OptimisticConcurrency` is not seen: `ServiceModel.hasETag` reflects V2
+///   `ConcurrencyMode` only), `Term`s, `edmx:Reference` content (only the included
+///   namespaces and aliases are kept), `Using`, `EntityContainer/@Extends`, `OnDelete`,
+///   `m:FC_*`, and any element or attribute in a foreign namespace.
 ///
 /// ## Documents outside the usual shapes (decided, and asserted by the tests)
 /// - **Bare CSDL `Schema` root** (no EDMX envelope, e.g. odata.net's `Northwind.csdl`, which

@@ -136,3 +136,6 @@ public struct ServiceModel: Sendable {
         return nil
     }
 }
+
+/// Two models are equal when every part is, warnings included (positions too).
+extension ServiceModel: Equatable {}

@@ -1,4 +1,11 @@
-import CXML2
+internal import CXML2
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Musl)
+internal import Musl
+#elseif canImport(Darwin)
+internal import Darwin
+#endif
 
 /// libxml2 is initialised once per process, the first time any of our parsers is created
 /// (`xmlInitParser` is not safe to race; a global `let` is initialised exactly once).
@@ -95,7 +102,10 @@ final class LibXML2SAXSession {
                                Unmanaged.passUnretained(self).toOpaque())
         defer { ods_xml_errors_restore(&saved) }
 
-        let maxChunk = 1 << 30  // xmlParseChunk takes an int size
+        // libxml2 refuses to look ahead more than 10 MB without XML_PARSE_HUGE ("Huge input
+        // lookup"), and a chunk handed over at once is one lookahead: feed 64 KiB at a time so
+        // large documents parse (the parser drops consumed input as it goes).
+        let maxChunk = 64 * 1024
         var offset = 0
         repeat {
             let n = min(bytes.count - offset, maxChunk)
@@ -170,7 +180,9 @@ final class LibXML2SAXSession {
     /// is already decoded and no other `&` can occur (no DTD means no other entities), so
     /// turning `&#38;` back into `&` gives the exact value.
     private static func attributeValue(_ raw: UnsafeBufferPointer<UInt8>) -> String {
-        guard raw.contains(UInt8(ascii: "&")) else { return String(decoding: raw, as: UTF8.self) }
+        guard let base = raw.baseAddress, memchr(base, 0x26, raw.count) != nil else {
+            return String(decoding: raw, as: UTF8.self)
+        }
         var out: [UInt8] = []
         out.reserveCapacity(raw.count)
         var i = 0

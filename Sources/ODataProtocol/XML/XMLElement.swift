@@ -20,7 +20,11 @@ extension [XMLAttribute] {
     /// The value of the attribute `name` in `namespace` ("" = no namespace), if present.
     @inlinable
     public func value(_ name: String, namespace: String = "") -> String? {
-        for a in self where a.name == name && a.namespace == namespace { return a.value }
+        var i = startIndex
+        while i < endIndex {
+            if self[i].name == name, self[i].namespace == namespace { return self[i].value }
+            i += 1
+        }
         return nil
     }
 }
