@@ -61,10 +61,14 @@ enum AtomDecoder {
     }
 }
 
-/// Walks one parsed Atom document; `index` types the values.
-struct AtomReader {
+/// Walks one parsed Atom document; `index` types the values. One instance per decode call.
+final class AtomReader {
     let index: PayloadModelIndex?
     typealias A = AtomDecoder
+    /// Memo of `m:type` values to member kinds.
+    private var typeKinds: [String: (PayloadMember.Kind, Bool)] = [:]
+
+    init(index: PayloadModelIndex?) { self.index = index }
 
     struct Feed {
         var items: [JSONValue] = []
@@ -174,7 +178,11 @@ struct AtomReader {
         var kind = member?.kind
         var collection = member?.isCollection ?? false
         if let t = p.attribute("type", namespace: A.metadata) {
-            let annotated = PayloadModelIndex.annotatedKind(t, index: index)
+            let annotated: (PayloadMember.Kind, Bool)
+            if let k = typeKinds[t] { annotated = k } else {
+                annotated = PayloadModelIndex.annotatedKind(t, index: index)
+                typeKinds[t] = annotated
+            }
             if case .unknown = annotated.0 {} else { kind = annotated.0 }
             collection = annotated.1 || collection
         }

@@ -16,6 +16,28 @@ struct ObjectHeader {
 
 enum ObjectRole { case topLevel, nested, reference }
 
+/// Control-information terms the codecs act on.
+enum ControlTerm {
+    case context, etag, type, id, count, nextLink, deltaLink, removed, bind
+    case mediaReadLink, mediaEditLink, mediaContentType, mediaEtag
+    /// Another `odata.` term (editLink, navigationLink, metadataEtag, ...): dropped.
+    case other
+    /// A term of another vocabulary: dropped.
+    case custom
+
+    static let table: [(StaticString, ControlTerm)] = [
+        ("type", .type), ("etag", .etag), ("id", .id), ("context", .context), ("count", .count),
+        ("nextLink", .nextLink), ("deltaLink", .deltaLink), ("removed", .removed), ("bind", .bind),
+        ("mediaReadLink", .mediaReadLink), ("mediaEditLink", .mediaEditLink),
+        ("mediaContentType", .mediaContentType), ("mediaEtag", .mediaEtag),
+    ]
+
+    var name: String {
+        for (n, t) in ControlTerm.table where t == self { return n.description }
+        return ""
+    }
+}
+
 /// State of the top-level object of a V4 body (count, links, context, `value`).
 struct TopLevelState {
     var count: String?
@@ -91,7 +113,7 @@ extension JSONTranscoder {
                     h.id = try s.scanString()
                     continue
                 }
-                let member = current?.members[s.string(k)]
+                let member = k.escaped ? current?.members[s.string(k)] : current?.memberTable.lookup(s.base + k.start, k.length)
                 if let m = member {
                     if m.isKey { keysSeen += 1 }
                     if case .navigation(let target) = m.kind {
@@ -135,26 +157,54 @@ extension JSONTranscoder {
         return nil
     }
 
-    /// The annotation term without `@` and without the `odata.` prefix; nil for custom terms.
-    func controlName(_ k: JSONScanner.StringToken, from start: Int) -> String? {
+    /// The annotation term of a member name from `start` (at `@` or at `odata.`), compared as
+    /// bytes: `@odata.etag`, `@etag` (4.01) and `odata.etag` (legacy) are the same term; terms of
+    /// other vocabularies (`@com.contoso.x`) are `.custom`.
+    func controlTerm(_ k: JSONScanner.StringToken, from start: Int) -> ControlTerm {
         var i = start
         if i < k.end && s.base[i] == UInt8(ascii: "@") { i += 1 }
-        var name = String(decoding: UnsafeBufferPointer(start: s.base + i, count: k.end - i), as: UTF8.self)
-        if name.hasPrefix("odata.") { name.removeFirst(6) } else if name.contains(".") { return nil }
-        return name
+        if matchesPrefix(i, k.end, "odata.") {
+            i += 6
+        } else {
+            var j = i
+            while j < k.end { if s.base[j] == UInt8(ascii: ".") { return .custom }; j += 1 }
+        }
+        let n = k.end - i
+        for (name, term) in ControlTerm.table where name.utf8CodeUnitCount == n && matchesPrefix(i, k.end, name) {
+            return term
+        }
+        return .other
+    }
+
+    @inline(__always) func matchesPrefix(_ i: Int, _ end: Int, _ p: StaticString) -> Bool {
+        let n = p.utf8CodeUnitCount
+        guard end - i >= n else { return false }
+        let q = p.utf8Start
+        for k in 0..<n where s.base[i + k] != q[k] { return false }
+        return true
+    }
+
+    /// Kind of a type annotation value (`#Int64`, `Edm.String`, `#Collection(NS.T)`), memoized.
+    mutating func annotatedKind(_ tok: JSONScanner.StringToken) -> (PayloadMember.Kind, Bool) {
+        if !tok.escaped, let k = typeHints.lookup(s.base + tok.start, tok.length) { return k }
+        let k = PayloadModelIndex.annotatedKind(s.string(tok), index: index)
+        if !tok.escaped { typeHints.insert(Array(UnsafeBufferPointer(start: s.base + tok.start, count: tok.length)), k) }
+        return k
     }
 
     mutating func controlMember(_ k: JSONScanner.StringToken, _ h: inout ObjectHeader, _ current: inout PayloadTypeInfo?,
                                 role: ObjectRole, top: inout TopLevelState) throws(JSONError) {
         // "#Namespace.Action": an advertised operation, never data.
-        guard s.base[k.start] != UInt8(ascii: "#"), let name = controlName(k, from: k.start) else { return try s.skipValue() }
+        guard s.base[k.start] != UInt8(ascii: "#") else { return try s.skipValue() }
+        let term = controlTerm(k, from: k.start)
         let isString = try s.peek() == UInt8(ascii: "\"")
-        switch name {
-        case "etag" where isString: h.etag = try s.scanString()
-        case "id" where isString: h.id = try s.scanString()
-        case "type" where isString:
-            var t = s.string(try s.scanString())
-            if t.hasPrefix("#") { t.removeFirst() }
+        switch term {
+        case .etag where isString: h.etag = try s.scanString()
+        case .id where isString: h.id = try s.scanString()
+        case .type where isString:
+            let tok = try s.scanString()
+            let hash = !tok.escaped && tok.length > 0 && s.base[tok.start] == UInt8(ascii: "#")
+            let t = s.string(hash ? JSONScanner.StringToken(start: tok.start + 1, end: tok.end, escaped: false) : tok)
             if role == .topLevel, current == nil || index?.type(t) == nil {
                 let kind = PayloadModelIndex.annotatedKind(t, index: index)
                 if case .primitive = kind.0 { top.valueKind = kind; return }
@@ -162,9 +212,13 @@ extension JSONTranscoder {
             }
             h.type = t
             if let ti = index?.type(t) { current = ti }
-        case "context" where isString:
+        case .context where isString:
             let c = s.string(try s.scanString())
-            if role == .topLevel { top.context = c; return }
+            if role == .topLevel {
+                top.context = c
+                if top.valueKind == nil { top.valueKind = valueKind(fromContext: c) }
+                return
+            }
             let fragment = c.firstIndex(of: "#").map { String(c[$0...]) } ?? ("#" + c)
             if c.hasSuffix("$deletedEntity") {
                 h.isTombstone = true
@@ -176,19 +230,19 @@ extension JSONTranscoder {
                 let set = fragment.dropFirst().split(separator: "/").first.map(String.init) ?? ""
                 if let ti = index?.typeOfSet(set) { current = ti }
             }
-        case "removed", "odata.removed":
+        case .removed:
             let start = out.count
             try copyValue()
             h.removed = Array(out[start...])
             out.removeSubrange(start...)
             h.isTombstone = true
-        case "count" where role == .topLevel: top.count = try readScalarText()
-        case "nextLink" where role == .topLevel: top.nextLink = try readLink()
-        case "deltaLink" where role == .topLevel: top.deltaLink = try readLink()
-        case "mediaReadLink" where isString: h.media.append(("mediaReadLink", try s.scanString()))
-        case "mediaEditLink" where isString: h.media.append(("mediaEditLink", try s.scanString()))
-        case "mediaContentType" where isString: h.media.append(("mediaContentType", try s.scanString()))
-        case "mediaEtag" where isString: h.media.append(("mediaEtag", try s.scanString()))
+        case .count where role == .topLevel: top.count = try readScalarText()
+        case .nextLink where role == .topLevel: top.nextLink = try readLink()
+        case .deltaLink where role == .topLevel: top.deltaLink = try readLink()
+        case .mediaReadLink where isString: h.media.append(("mediaReadLink", try s.scanString()))
+        case .mediaEditLink where isString: h.media.append(("mediaEditLink", try s.scanString()))
+        case .mediaContentType where isString: h.media.append(("mediaContentType", try s.scanString()))
+        case .mediaEtag where isString: h.media.append(("mediaEtag", try s.scanString()))
         default: try s.skipValue()
         }
     }
@@ -197,21 +251,21 @@ extension JSONTranscoder {
     /// and stream-property media links, are kept; every other property annotation is dropped.
     mutating func propertyAnnotation(_ k: JSONScanner.StringToken, at: Int, _ hintKey: inout JSONScanner.StringToken?,
                                      _ hint: inout (PayloadMember.Kind, Bool), _ wrote: inout Bool) throws(JSONError) {
-        guard let term = controlName(k, from: at) else { return try s.skipValue() }
+        let term = controlTerm(k, from: at)
         switch term {
-        case "type":
+        case .type:
             guard try s.peek() == UInt8(ascii: "\"") else { return try s.skipValue() }
-            let t = s.string(try s.scanString())
+            let t = try s.scanString()
             hintKey = JSONScanner.StringToken(start: k.start, end: at, escaped: false)
-            hint = PayloadModelIndex.annotatedKind(t, index: index)
-        case "count":
+            hint = annotatedKind(t)
+        case .count:
             guard let n = try readScalarText(), EdmLiteral.isJSONInteger(Array(n.utf8)) else { return }
             writeAnnotationKey(k, at: at, term: "@odata.count", &wrote)
             out.append(contentsOf: n.utf8)
-        case "nextLink", "deltaLink", "mediaReadLink", "mediaEditLink", "mediaContentType", "mediaEtag":
+        case .nextLink, .deltaLink, .mediaReadLink, .mediaEditLink, .mediaContentType, .mediaEtag:
             guard try s.peek() == UInt8(ascii: "\"") else { return try s.skipValue() }
             let v = try s.scanString()
-            writeAnnotationKey(k, at: at, term: "@odata." + term, &wrote)
+            writeAnnotationKey(k, at: at, term: "@odata." + term.name, &wrote)
             rawString(v)
         default: try s.skipValue()
         }
@@ -323,6 +377,23 @@ extension JSONTranscoder {
         if h.id == nil { h.id = uri }
     }
 
+    /// The value type a top-level context URL names: `#Edm.Int64`, `#Collection(Edm.String)`, or
+    /// a property of an entity (`#Products(1)/Price`, typed through the model). Nil otherwise.
+    func valueKind(fromContext c: String) -> (PayloadMember.Kind, Bool)? {
+        guard let hash = c.firstIndex(of: "#") else { return nil }
+        let fragment = String(c[c.index(after: hash)...])
+        if fragment.hasPrefix("Edm.") || fragment.hasPrefix("Collection(Edm.") {
+            return PayloadModelIndex.annotatedKind(fragment, index: index)
+        }
+        guard let index, let open = fragment.firstIndex(of: "("), let close = fragment.lastIndex(of: ")"),
+              close > open, fragment[fragment.index(after: close)...].hasPrefix("/") else { return nil }
+        let set = String(fragment[..<open])
+        let path = fragment[fragment.index(close, offsetBy: 2)...].split(separator: "/")
+        guard path.count == 1, let type = index.typeOfSet(set), let m = type.members[String(path[0])] else { return nil }
+        if case .navigation = m.kind { return nil }
+        return (m.kind, m.isCollection)
+    }
+
     /// True when a top-level context URL says the payload is one entity (`.../$entity`).
     func contextIsSingle(_ context: String?) -> Bool {
         guard let c = context else { return false }
@@ -385,12 +456,8 @@ extension JSONTranscoder {
         }
         if let e = h.etag { member("@odata.etag"); raw(e) }
         let isValueResult = role == .topLevel && top.sawValue && !top.sawProperty
-        if let t = h.type, !t.hasPrefix("Collection("), !isValueResult {
-            let resolved = index?.model.resolve(t) ?? t
-            let isPrimitive = EdmPrimitiveKind(qualifiedName: resolved.contains(".") ? resolved : "Edm." + resolved) != nil
-            if !isPrimitive && resolved != declared?.qualifiedName {
-                member("@odata.type"); JSONWriter.writeString("#" + resolved, into: &hdr)
-            }
+        if let t = h.type, !isValueResult, let resolved = resolvedStructuredName(t), resolved != declared?.qualifiedName {
+            member("@odata.type"); JSONWriter.writeString("#" + resolved, into: &hdr)
         }
         for m in h.media {
             if !hdr.isEmpty { hdr.append(UInt8(ascii: ",")) }

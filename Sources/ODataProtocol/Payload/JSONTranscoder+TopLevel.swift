@@ -35,13 +35,12 @@ extension JSONTranscoder {
             return TopLevelSummary()
         }
         let first = try peekFirstKey()
-        if let fk = first, s.equals(fk, "results"), try objectHasSingleMember(), try firstValueIsObject() {
-            // {"results": {...}}: a single value or entity wrapped like a feed (pyslet writes
-            // function-import results this way); unwrap it.
+        if let fk = first, s.equals(fk, "results"), try firstValueIsObject() {
+            // pyslet wraps single results in "results": {"d": {"results": {"TotalStock": "5"}}}.
             _ = try s.beginObject()
             _ = try s.readKey()
             let r = try decodeV2Inner(declared: declared, target: target, valueKind: valueKind)
-            _ = try s.nextMember()
+            while try s.nextMember() { _ = try s.readKey(); try s.skipValue() }
             return r
         }
         if let fk = first, isV2FeedKey(fk) {
@@ -174,7 +173,10 @@ extension JSONTranscoder {
             return TopLevelSummary()
         }
         var top = TopLevelState(valueKind: valueKind, itemType: declared, referencesExpected: target == .references)
-        let h = try writeObject(declared: declared, role: .topLevel, top: &top)
+        // A single complex value (V4 sends its members at the top level) is typed by the target's type.
+        var objectType = declared
+        if case .value = target, let vk = valueKind, !vk.1, case .structured(let name) = vk.0 { objectType = index?.type(name) }
+        let h = try writeObject(declared: objectType, role: .topLevel, top: &top)
         var r = TopLevelSummary(count: top.count, nextLink: top.nextLink, deltaLink: top.deltaLink)
         if let items = top.items {
             r.entityCount = items

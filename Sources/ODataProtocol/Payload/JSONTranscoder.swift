@@ -11,6 +11,10 @@ struct JSONTranscoder {
     let index: PayloadModelIndex?
     /// Raw member-name spans of the objects being written (duplicate detection), one frame per open object.
     var seenKeys: [JSONScanner.StringToken] = []
+    /// Memo of type-annotation values to member kinds.
+    var typeHints = ByteKeyedTable<(PayloadMember.Kind, Bool)>()
+    /// Memo of `@odata.type`/`__metadata.type` names to the qualified name to report (nil: primitive/collection).
+    var structuredNames: [String: String?] = [:]
 
     init(scanner: JSONScanner, version: ODataVersion, index: PayloadModelIndex?, capacity: Int) {
         s = scanner
@@ -52,6 +56,21 @@ struct JSONTranscoder {
         out.append(UInt8(ascii: "\""))
         ascii(name)
         ascii("\":")
+    }
+
+    /// The namespace-qualified name of a structured type named in a payload (aliases resolved),
+    /// or nil for primitive and collection types (never written as an entity's `@odata.type`).
+    mutating func resolvedStructuredName(_ t: String) -> String? {
+        if let r = structuredNames[t] { return r }
+        var r: String? = nil
+        if let ti = index?.type(t) {
+            r = ti.qualifiedName
+        } else if !t.hasPrefix("Collection(") {
+            let resolved = index?.model.resolve(t) ?? t
+            r = EdmPrimitiveKind(qualifiedName: resolved.contains(".") ? resolved : "Edm." + resolved) == nil ? resolved : nil
+        }
+        structuredNames[t] = r
+        return r
     }
 
     // MARK: Generic copies
@@ -133,8 +152,7 @@ struct JSONTranscoder {
         return try s.readKey()
     }
 
-    /// True when the first member of the object at the current position is itself an object
-    /// (looks ahead, consumes nothing).
+    /// True when the first member of the object at the current position has an object value (looks ahead).
     mutating func firstValueIsObject() throws(JSONError) -> Bool {
         let save = (s.pos, s.depth)
         defer { s.pos = save.0; s.depth = save.1 }

@@ -2,7 +2,7 @@
 /// shape documented in docs/json-shape.md. Pure and thread-safe (no shared state).
 public enum PayloadDecoder {
     /// Nesting limit for JSON bodies (expanded navigation and complex values); deeper input is an error.
-    public static let maxDepth = 256
+    public static let maxDepth = 100
 
     /// Decodes `body` into the canonical shape.
     ///

@@ -21,12 +21,17 @@ final class PayloadTypeInfo {
     let isEntity: Bool
     let keyNames: [String]
     let members: [String: PayloadMember]
+    /// `members` keyed by UTF-8 bytes, for lookups straight from the input.
+    let memberTable: ByteKeyedTable<PayloadMember>
 
     init(qualifiedName: String, isEntity: Bool, keyNames: [String], members: [String: PayloadMember]) {
         self.qualifiedName = qualifiedName
         self.isEntity = isEntity
         self.keyNames = keyNames
         self.members = members
+        var t = ByteKeyedTable<PayloadMember>(capacity: members.count)
+        for (k, v) in members { t.insert(Array(k.utf8), v) }
+        memberTable = t
     }
 }
 

@@ -152,3 +152,15 @@ import Foundation
         }
     }
 }
+
+@Suite struct V4ComplexValueTests {
+    @Test func complexPropertyTypedByTheTarget() throws {
+        // TripPin's Location: a complex value sent with its members at the top level (full metadata).
+        let body = Array(##"{"@odata.context":"$metadata#People('russellwhyte')/AddressInfo/$entity","@odata.type":"#Microsoft.OData.SampleService.Models.TripPin.EventLocation","Address":"187 Suffolk Ln.","BuildingInfo":"B","City":{"CountryRegion":"United States","Name":"Boise","Region":"ID"}}"##.utf8)
+        let r = try PayloadDecoder.decode(body, contentType: nil, version: .v4, model: PayloadModels.tripPin, entitySet: nil,
+                                          target: .value(TypeReference(name: "Microsoft.OData.SampleService.Models.TripPin.Location")))
+        #expect(r.entityCount == 0)
+        #expect(r.value["value"]?["@odata.type"] == "#Microsoft.OData.SampleService.Models.TripPin.EventLocation")
+        #expect(r.value["value"]?["City"]?["Name"] == "Boise" && r.value["value"]?["City"]?["@odata.type"] == nil)
+    }
+}

@@ -1,0 +1,55 @@
+// Times the payload decoders on real pages. Usage:
+//   decode-bench <name> <version 2|4> <content-type> <body file> <metadata file|-> <entity set|-> <iterations>
+// Prints one JSON line per case: best and median seconds per decode, bytes, entities.
+import Foundation
+import ODataProtocol
+
+let a = CommandLine.arguments
+guard a.count == 8 else {
+    FileHandle.standardError.write("usage: decode-bench name version content-type body metadata set iterations\n".data(using: .utf8)!)
+    exit(2)
+}
+let name = a[1]
+let version: ODataVersion = a[2] == "2" ? .v2 : .v4
+let contentType = a[3]
+let body = [UInt8](try Data(contentsOf: URL(fileURLWithPath: a[4])))
+let model: ServiceModel? = a[5] == "-" ? nil : try MetadataParser.parse([UInt8](try Data(contentsOf: URL(fileURLWithPath: a[5]))))
+let set: String? = a[6] == "-" ? nil : a[6]
+let iterations = Int(a[7]) ?? 20
+
+func measure(_ body: () throws -> Void) rethrows -> (best: Double, median: Double) {
+    var times: [Double] = []
+    let clock = ContinuousClock()
+    for _ in 0..<iterations {
+        let d = try clock.measure(body)
+        times.append(Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18)
+    }
+    times.sort()
+    return (times[0], times[times.count / 2])
+}
+
+var entities = 0
+var outBytes = 0
+for _ in 0..<2 {  // warm-up
+    let r = try PayloadDecoder.decode(body, contentType: contentType, version: version, model: model, entitySet: set)
+    entities = r.entityCount
+    outBytes = r.json.utf8.count
+}
+let decode = try measure {
+    let r = try PayloadDecoder.decode(body, contentType: contentType, version: version, model: model, entitySet: set)
+    precondition(r.entityCount == entities)
+}
+var line = "{\"name\":\"\(name)\",\"bytes\":\(body.count),\"outBytes\":\(outBytes),\"entities\":\(entities),"
+line += "\"decodeBest\":\(decode.best),\"decodeMedian\":\(decode.median)"
+if contentType.contains("json") && ProcessInfo.processInfo.environment["DECODE_ONLY"] == nil {
+    // The alternative design: build a JSONValue tree, then write it (no typing at all).
+    let tree = try measure {
+        let v = try JSONValue.parse(body)
+        var out: [UInt8] = []
+        out.reserveCapacity(body.count)
+        v.write(into: &out)
+    }
+    let parseOnly = try measure { _ = try JSONValue.parse(body) }
+    line += ",\"treeBest\":\(tree.best),\"treeMedian\":\(tree.median),\"parseBest\":\(parseOnly.best),\"parseMedian\":\(parseOnly.median)"
+}
+print(line + "}")
