@@ -486,7 +486,25 @@ ODS_EXTERN int ods_entity_get_bool(int *out, const ods_entity *entity, const cha
  * Protocol tools
  * ------------------------------------------------------------------------------------- */
 
-/* (URL checking against $metadata is declared here; see issue 3.) */
+/**
+ * Parses a request URL (absolute, or relative to the service root) and, when `metadata` is
+ * given, checks it against that $metadata document (V2 or V4 CSDL, `metadata_len` bytes):
+ * entity sets, keys, properties, navigation, function parameters, $filter/$orderby/$select/
+ * $expand. On success *out receives OWNED JSON describing the parsed request (the canonical
+ * URL and the syntax tree, docs/cli.md; release with ods_free). A URL that does not parse or
+ * check fails with ODS_ESYNTAX and ods_error_last()->position set to the 0-based character
+ * offset of the problem; an unreadable $metadata document with ODS_EINVAL.
+ * `odata_version` is 2, 4, or 0 (the document's version; without a document both dialects);
+ * `service_root` may be NULL.
+ */
+ODS_EXTERN int ods_url_check(char **out, const char *url, const char *metadata, size_t metadata_len,
+                             int odata_version, const char *service_root);
+
+/**
+ * Like ods_url_check, against the $metadata of an open store (its service root and version).
+ * ODS_ESTATE while the store has no $metadata yet (still opening, or failed).
+ */
+ODS_EXTERN int ods_store_check_url(char **out, ods_store *store, const char *url);
 
 #ifdef __cplusplus
 }
