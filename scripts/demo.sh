@@ -64,7 +64,9 @@ if [ -z "$url" ]; then
 fi
 echo "demo service at $url"
 # Keep the server's stdout drained so it can never block on a full pipe.
-cat <&"$server_out" | sed 's/^/[serve.py] /' >&2 &
+# (bash closes coprocess descriptors in subshells: hand cat a copy.)
+exec {server_log}<&"$server_out"
+cat <&"$server_log" | sed 's/^/[serve.py] /' >&2 &
 
 ods_say "run $demo $url"
 status=0

@@ -161,7 +161,7 @@ final class OnlineExchange: EngineTask {
             return
         }
         guard (200..<300).contains(response.status) else {
-            finish(.failure(failure(for: response)))
+            finish(.failure(failure(for: response, method: first ? plan.method : "GET")))
             return
         }
         let payload: DecodedPayload
@@ -229,8 +229,8 @@ final class OnlineExchange: EngineTask {
         }
     }
 
-    private func failure(for response: HTTPResponse) -> RequestFailure {
-        let error = ResponseErrors.error(for: response, what: "\(job.mode == .read ? "GET" : "request") \(job.path)")
+    private func failure(for response: HTTPResponse, method: String) -> RequestFailure {
+        let error = ResponseErrors.error(for: response, what: "\(method) \(job.path)")
         var r = Response(raw: response)
         if error.odataCode != nil || error.odataMessage != nil {
             var inner = JSONObject()
