@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "support/test_request.h"
 #include "support/test_server.h"
@@ -38,6 +39,7 @@ typedef struct typed {
     char etag[32];
     int price_type, description_type, missing_type;
     int missing_rc, null_rc, bad_int_rc;
+    int header_ok, body_ok, entity_json_ok, header_range_rc;
 } typed;
 
 static void on_typed(ods_request *request, const ods_response *response, const ods_error *error, void *context) {
@@ -65,6 +67,21 @@ static void on_typed(ods_request *request, const ods_response *response, const o
     t->missing_rc = ods_entity_get_string(&s, e, "NoSuchProperty");
     t->null_rc = ods_entity_get_int64(&ignored, e, "Description");
     t->bad_int_rc = ods_entity_get_int64(&ignored, e, "Name");
+    {
+        /* Headers by index and by name, the raw body, the entity as JSON. */
+        size_t i, n = ods_response_header_count(response), body_len = 0, json_len = 0;
+        const char *hn = NULL, *hv = NULL, *body = ods_response_body(response, &body_len);
+        const char *json = ods_response_json(response, &json_len);
+        for (i = 0; i < n; i++) {
+            ODS_CHECK_OK(ods_response_header_at(&hn, &hv, response, i));
+            if (strcasecmp(hn, "OData-Version") == 0) t->header_ok = hv[0] == '4' && ods_response_header(response, "odata-VERSION") != NULL;
+        }
+        t->header_range_rc = ods_response_header_at(&hn, &hv, response, n);
+        t->body_ok = body != NULL && body_len == strlen(body) && strstr(body, "\"Stock\"") != NULL &&
+                     json_len == strlen(json);
+        t->entity_json_ok = ods_entity_json(e) != NULL && ods_entity_json(e)[0] == '{' &&
+                            strstr(ods_entity_json(e), "\"Name\":\"") != NULL;
+    }
     ods_test_waiter_signal(&t->waiter, NULL);
 }
 
@@ -88,6 +105,10 @@ static void check_typed_access(void) {
     ODS_CHECK_INT_EQ(t.null_rc, ODS_ENOTFOUND);
     ODS_CHECK_INT_EQ(t.bad_int_rc, ODS_EINVAL);
     ODS_CHECK_STR_EQ(t.etag, "W/\"1\"");
+    ODS_CHECK(t.header_ok);
+    ODS_CHECK(t.body_ok);
+    ODS_CHECK(t.entity_json_ok);
+    ODS_CHECK_INT_EQ(t.header_range_rc, ODS_EINVAL);
     ods_test_waiter_destroy(&t.waiter);
 
     memset(&t, 0, sizeof t);
