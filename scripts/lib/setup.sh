@@ -16,7 +16,7 @@ fi
 ods_warn() { printf 'warning: %s\n' "$*" >&2; }
 
 # Debian packages the build and the tests need, by what they provide.
-ODS_APT_PACKAGES=(libcurl4-openssl-dev libsqlite3-dev libxml2-dev cmake ninja-build pkg-config)
+ODS_APT_PACKAGES=(libcurl4-openssl-dev libsqlite3-dev libxml2-dev cmake ninja-build pkg-config valgrind)
 
 ods_have_deb() {
     dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q 'install ok installed'

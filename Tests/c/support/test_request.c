@@ -94,7 +94,21 @@ void ods_test_run(ods_test_result *r, ods_store *store, int mode, const char *pa
 typedef struct open_wait {
     ods_test_waiter waiter;
     int state;
+    struct open_wait *next;
 } open_wait;
+
+/* The state callback may run until the store is closed, so its context lives until exit. */
+static open_wait *open_waits;
+static pthread_mutex_t open_waits_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+static void free_open_waits(void) {
+    while (open_waits) {
+        open_wait *next = open_waits->next;
+        ods_test_waiter_destroy(&open_waits->waiter);
+        free(open_waits);
+        open_waits = next;
+    }
+}
 
 static void on_state(ods_store *store, int state, const ods_error *error, void *context) {
     open_wait *w = context;
@@ -109,9 +123,14 @@ static void on_state(ods_store *store, int state, const ods_error *error, void *
 ods_store *ods_test_open_with(const char *url, int dispatch, void (*configure)(ods_store_options *)) {
     ods_store_options options = ODS_STORE_OPTIONS_INIT;
     ods_store *store = NULL;
-    open_wait *w = calloc(1, sizeof *w); /* leaked on purpose: the state callback may run until close */
+    open_wait *w = calloc(1, sizeof *w);
     if (!w) ods_test_fail(__FILE__, __LINE__, "out of memory");
     ods_test_waiter_init(&w->waiter);
+    pthread_mutex_lock(&open_waits_mutex);
+    if (!open_waits) atexit(free_open_waits);
+    w->next = open_waits;
+    open_waits = w;
+    pthread_mutex_unlock(&open_waits_mutex);
     options.service_root = url;
     options.dispatch = dispatch;
     if (configure) configure(&options);

@@ -196,8 +196,12 @@ final class CurlWorker: @unchecked Sendable {
             string(CURLOPT_ACCEPT_ENCODING, "", "ACCEPT_ENCODING")  // "" = every encoding libcurl decodes
         }
         if let cookieShare {
-            string(CURLOPT_COOKIEFILE, "", "COOKIEFILE")  // "" = cookie engine on, nothing read from disk
+            // The share holds the cookie jar; COOKIEFILE "" switches the handle's cookie engine
+            // on. It also adds "" to the handle's list of cookie files, which curl_easy_reset
+            // and curl_easy_cleanup in libcurl 7.88 do not free: `forgetCookieFiles` clears it
+            // before either.
             pointer(CURLOPT_SHARE, UnsafeRawPointer(cookieShare), "SHARE")
+            string(CURLOPT_COOKIEFILE, "", "COOKIEFILE")
         }
         if let failed {
             return .io("curl_easy_setopt(\(failed)) failed")
@@ -255,7 +259,13 @@ final class CurlWorker: @unchecked Sendable {
     }
 
     /// Returns an easy handle to the pool (reset to defaults) or frees it.
+    /// Clears the handle's list of cookie files (see `configure`); the jar stays in the share.
+    private func forgetCookieFiles(_ easy: UnsafeMutableRawPointer) {
+        if cookieShare != nil { _ = ods_curl_easy_setopt_ptr(easy, CURLOPT_COOKIEFILE, nil) }
+    }
+
     private func recycle(_ easy: UnsafeMutableRawPointer) {
+        forgetCookieFiles(easy)
         if idleHandles.count < configuration.easyHandlePoolSize {
             curl_easy_reset(easy)
             idleHandles.append(easy)
@@ -271,6 +281,7 @@ final class CurlWorker: @unchecked Sendable {
         byHandle.removeAll()
         for transfer in inFlight {
             _ = curl_multi_remove_handle(multi, transfer.easy)
+            forgetCookieFiles(transfer.easy)
             curl_easy_cleanup(transfer.easy)
             transfer.complete(.failure(.closed))
         }
