@@ -3,6 +3,13 @@
  * (see Sources/ODataProtocol/XML/LibXML2SAXSession.swift). */
 #ifndef ODS_CXML2_SHIM_H
 #define ODS_CXML2_SHIM_H
+/* Debian's libxml2 is built with ICU, so <libxml/encoding.h> would pull in the system's
+ * <unicode/ucnv.h>. Any Swift module that imports Foundation as well then sees two
+ * different `UErrorCode` enums (the system's and Foundation's bundled ICU) and fails to
+ * build. The ICU parts of libxml2's API (only the ICU converter fields of
+ * xmlCharEncodingHandler) are never used here, so hide them from Swift. */
+#include <libxml/xmlversion.h>
+#undef LIBXML_ICU_ENABLED
 #include <libxml/parser.h>
 #include <libxml/parserInternals.h>
 #include <libxml/tree.h>
