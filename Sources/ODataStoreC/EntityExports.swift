@@ -38,6 +38,17 @@ private func lookup(_ handle: OpaquePointer?, _ property: UnsafePointer<CChar>?)
     return (entity, name, value)
 }
 
+/// A numeric property's text: a JSON number as spelled, or a string (Int64, Decimal, "INF").
+private func numberText(_ handle: OpaquePointer?, _ property: UnsafePointer<CChar>?) throws(ODataStoreError) -> (String, String) {
+    let (_, name, value) = try lookup(handle, property)
+    switch value {
+    case .number(let n): return (name, n)
+    case .string(let s): return (name, s)
+    case .null: throw ODataStoreError(.notFound, "property \"\(name)\" is null")
+    default: throw ODataStoreError(.invalidArgument, "property \"\(name)\" is not a number")
+    }
+}
+
 @_cdecl("ods_entity_get_string")
 public func ods_entity_get_string(_ out: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ handle: OpaquePointer?,
                                   _ property: UnsafePointer<CChar>?) -> Int32 {
@@ -54,14 +65,7 @@ public func ods_entity_get_int64(_ out: UnsafeMutablePointer<Int64>?, _ handle: 
                                  _ property: UnsafePointer<CChar>?) -> Int32 {
     status { () throws(ODataStoreError) in
         guard let out else { throw nullArgument("out") }
-        let (_, name, value) = try lookup(handle, property)
-        let text: String
-        switch value {
-        case .number(let n): text = n
-        case .string(let s): text = s
-        case .null: throw ODataStoreError(.notFound, "property \"\(name)\" is null")
-        default: throw ODataStoreError(.invalidArgument, "property \"\(name)\" is not a number")
-        }
+        let (name, text) = try numberText(handle, property)
         guard let v = Int64(text) else {
             throw ODataStoreError(.invalidArgument, "property \"\(name)\" (\(text)) is not an integer in the Int64 range")
         }
@@ -74,14 +78,7 @@ public func ods_entity_get_double(_ out: UnsafeMutablePointer<Double>?, _ handle
                                   _ property: UnsafePointer<CChar>?) -> Int32 {
     status { () throws(ODataStoreError) in
         guard let out else { throw nullArgument("out") }
-        let (_, name, value) = try lookup(handle, property)
-        let text: String
-        switch value {
-        case .number(let n): text = n
-        case .string(let s): text = s
-        case .null: throw ODataStoreError(.notFound, "property \"\(name)\" is null")
-        default: throw ODataStoreError(.invalidArgument, "property \"\(name)\" is not a number")
-        }
+        let (name, text) = try numberText(handle, property)
         switch text {
         case "INF": out.pointee = .infinity
         case "-INF": out.pointee = -.infinity

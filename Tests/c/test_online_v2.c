@@ -15,15 +15,11 @@
 static ods_store *store;
 
 static void run(ods_test_result *r, int mode, const char *path, const char *body) {
-    ods_test_result_init(r);
-    ods_test_run(r, store, mode, path, body);
-    ODS_CHECK_INT_EQ(r->completions, 1);
+    ods_test_run_once(r, store, mode, path, body);
 }
 
 static void expect_ok(ods_test_result *r, int mode, const char *path, const char *body, int status) {
-    run(r, mode, path, body);
-    if (r->error_code != 0) ods_test_fail(__FILE__, __LINE__, "%s failed: %s", path, r->error_message);
-    ODS_CHECK_INT_EQ(r->status, status);
+    ods_test_expect_ok(r, store, mode, path, body, status);
 }
 
 static void check_reads(void) {

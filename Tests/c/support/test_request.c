@@ -91,6 +91,20 @@ void ods_test_run(ods_test_result *r, ods_store *store, int mode, const char *pa
                       (unsigned long long)r->request_id, (unsigned long long)id);
 }
 
+void ods_test_run_once(ods_test_result *r, ods_store *store, int mode, const char *path, const char *body) {
+    ods_test_result_init(r);
+    ods_test_run(r, store, mode, path, body);
+    if (r->completions != 1)
+        ods_test_fail(__FILE__, __LINE__, "%s: the completion ran %d times", path, r->completions);
+}
+
+void ods_test_expect_ok(ods_test_result *r, ods_store *store, int mode, const char *path, const char *body,
+                        int status) {
+    ods_test_run_once(r, store, mode, path, body);
+    if (r->error_code != 0) ods_test_fail(__FILE__, __LINE__, "%s failed: %s", path, r->error_message);
+    if (r->status != status) ods_test_fail(__FILE__, __LINE__, "%s: HTTP %d, expected %d", path, r->status, status);
+}
+
 typedef struct open_wait {
     ods_test_waiter waiter;
     int state;

@@ -44,6 +44,13 @@ void ods_test_on_complete(ods_request *request, const ods_response *response,
  */
 void ods_test_run(ods_test_result *r, ods_store *store, int mode, const char *path, const char *body);
 
+/** ods_test_result_init + ods_test_run + a check that the completion ran exactly once. */
+void ods_test_run_once(ods_test_result *r, ods_store *store, int mode, const char *path, const char *body);
+
+/** ods_test_run_once, then fails the test unless the request succeeded with `status`. */
+void ods_test_expect_ok(ods_test_result *r, ods_store *store, int mode, const char *path, const char *body,
+                        int status);
+
 /** Opens an online store on `url` and waits until it is open (fails the test otherwise). */
 ods_store *ods_test_open(const char *url, int dispatch);
 
