@@ -1,13 +1,12 @@
 import CODataStoreABI
 import Glibc
 import ODataStore
-import Synchronization
 
 /// The `ods_entity` view of one entity of a response, with typed property access.
 /// BORROWED from its `ResponseView`.
 final class EntityView: Sendable {
     let object: JSONObject
-    private let cache = Mutex(Cache())
+    private let cache = Locked(Cache())
 
     private struct Cache: @unchecked Sendable {
         let strings = BorrowedStrings()

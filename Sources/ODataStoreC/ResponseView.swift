@@ -1,7 +1,6 @@
 import CODataStoreABI
 import Glibc
 import ODataStore
-import Synchronization
 
 /// The `ods_response` handed to callbacks: a `Response` plus the C strings and entity views
 /// made from it on demand. Everything it hands out is BORROWED until the view is released,
@@ -10,7 +9,7 @@ import Synchronization
 /// Threading: the accessors may be called from any thread while the callback runs.
 final class ResponseView: Sendable {
     let response: Response
-    private let cache = Mutex(Cache())
+    private let cache = Locked(Cache())
 
     private struct Cache: @unchecked Sendable {
         let strings = BorrowedStrings()

@@ -1,10 +1,9 @@
-import Synchronization
 
 /// SAP Gateway's cross-site request forgery token: fetched with `X-CSRF-Token: Fetch`,
 /// sent on every modifying request, fetched again when the service answers 403 with
 /// `X-CSRF-Token: Required`.
 final class CSRFToken: Sendable {
-    private let value = Mutex<String?>(nil)
+    private let value = Locked<String?>(nil)
 
     var current: String? { value.withLock { $0 } }
 

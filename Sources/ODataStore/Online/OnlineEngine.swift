@@ -1,5 +1,4 @@
 import Glibc
-import Synchronization
 
 /// The online store's engine: every request goes to the service over HTTP.
 ///
@@ -10,7 +9,7 @@ final class OnlineEngine: RequestEngine {
     let options: StoreOptions
     let transport: any HTTPTransport
     let csrf = CSRFToken()
-    private let loaded = Mutex<(version: ODataVersion?, model: ServiceModel?)>((nil, nil))
+    private let loaded = Locked<(version: ODataVersion?, model: ServiceModel?)>((nil, nil))
 
     init(options: StoreOptions, transport: any HTTPTransport) {
         self.options = options

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// One request's life on the network: build the HTTP request, send it, fetch a CSRF token
 /// and retry once when the service demands one, follow next links when asked, decode the
@@ -10,7 +9,7 @@ final class OnlineExchange: EngineTask {
     private let engine: OnlineEngine
     private let job: RequestJob
     private let completion: @Sendable (Result<Response, RequestFailure>) -> Void
-    private let progress = Mutex(Progress())
+    private let progress = Locked(Progress())
 
     private struct Progress {
         var cancelled = false

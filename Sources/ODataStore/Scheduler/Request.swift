@@ -1,4 +1,3 @@
-import Synchronization
 
 /// One OData request: created unstarted, configured, then started; results arrive through
 /// its delegate and/or completion.
@@ -28,7 +27,7 @@ public final class Request: Sendable {
         var context: (any Sendable)?
         var task: (any EngineTask)?
     }
-    private let mutable = Mutex(Mutable())
+    private let mutable = Locked(Mutable())
 
     init(store: Store, id: UInt64, mode: RequestMode, path: String, body: String?) {
         self.store = store

@@ -16,9 +16,9 @@ public final class Store: Sendable {
     let engine: any RequestEngine
     let callbacks: CallbackQueue
     private let stateHandler: StateHandler?
-    private let table = Mutex(Table())
+    private let table = Locked(Table())
     private let nextID = Atomic<UInt64>(1)
-    private let extras = Mutex(Extras())
+    private let extras = Locked(Extras())
 
     struct Table {
         var state: StoreState = .opening

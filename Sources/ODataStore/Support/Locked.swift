@@ -13,11 +13,11 @@ import Glibc
 /// Threading: `withLock` may be called from any thread; it is not reentrant (calling it again
 /// from inside `body` on the same value deadlocks). Keep `body` short and never call out to
 /// user code from it.
-final class Locked<Value>: @unchecked Sendable {
+package final class Locked<Value>: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
     private var value: Value
 
-    init(_ value: Value) {
+    package init(_ value: Value) {
         self.value = value
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
@@ -30,7 +30,7 @@ final class Locked<Value>: @unchecked Sendable {
         mutex.deallocate()
     }
 
-    func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
+    package func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)
