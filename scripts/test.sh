@@ -105,6 +105,13 @@ else
     cmake_ok=0
 fi
 
+# --- 4b: ThreadSanitizer over the threaded C tests --------------------------------------------
+if [ "$cmake_ok" = 1 ]; then
+    run_step "tsan (C tests)" bash scripts/sanitize.sh
+else
+    skip_step "tsan (C tests)" "cmake build failed"
+fi
+
 # --- 5: Python tests -------------------------------------------------------------------------
 run_pytest() {
     local rc pythonpath=""
