@@ -73,8 +73,18 @@ def load(path: str) -> dict[str, list[dict]]:
             if result.get("failures", 0) != 0:
                 sys.exit(f"report.py: {record['key']} round {record['round']} had failures; not reporting")
             result["loadavg"] = record.get("loadavg")
+            result["round"] = record.get("round")
             by_key.setdefault(record["key"], []).append(result)
     return by_key
+
+
+def paired(by_key: dict[str, list[dict]], key: str, base: str, field: str) -> float | None:
+    """Median over rounds of key/base, each ratio taken within one round (measured minutes
+    apart, so slow drifts in machine load cancel out)."""
+    base_by_round = {r["round"]: r[field] for r in by_key.get(base, [])}
+    ratios = [r[field] / base_by_round[r["round"]] for r in by_key.get(key, [])
+              if r["round"] in base_by_round and base_by_round[r["round"]] > 0]
+    return statistics.median(ratios) if ratios else None
 
 
 def fmt(x: float, digits: int = 3) -> str:
@@ -114,6 +124,8 @@ def block(by_key: dict[str, list[dict]], args: argparse.Namespace) -> str:
         f"(other work was running on the machine)."
         + (f" Rows \"other build\": `ods_get` run with `LD_LIBRARY_PATH={args.alt_lib}`." if args.alt_lib else ""),
         "",
+        "Ratios are medians of per-round ratios (each client against the libcurl baseline of the same round).",
+        "",
         "| Client | Server | Wall ms, median (min-max) | Client CPU ms/request, median (min-max) | user / sys ms | Wall vs libcurl | CPU vs libcurl |",
         "|---|---|---|---|---|---|---|",
     ]
@@ -122,8 +134,10 @@ def block(by_key: dict[str, list[dict]], args: argparse.Namespace) -> str:
             continue
         m = med[key]
         b = med.get(base)
-        wall_ratio = f"{m['wall'] / b['wall']:.2f}x" if b else "-"
-        cpu_ratio = f"{m['cpu'] / b['cpu']:.2f}x" if b else "-"
+        w = paired(by_key, key, base, "wall_ms")
+        c = paired(by_key, key, base, "cpu_ms_per_request")
+        wall_ratio = f"{w:.2f}x" if b and w is not None else "-"
+        cpu_ratio = f"{c:.2f}x" if b and c is not None else "-"
         lines.append(
             f"| {label} | {server} | {m['wall']:.0f} ({m['wall_min']:.0f}-{m['wall_max']:.0f}) "
             f"| {fmt(m['cpu'])} ({fmt(m['cpu_min'])}-{fmt(m['cpu_max'])}) "
@@ -133,21 +147,44 @@ def block(by_key: dict[str, list[dict]], args: argparse.Namespace) -> str:
     verdicts = []
     for ods, base, server in (("ods-v4", "curl-v4", "V4"), ("ods-v2", "curl-v2", "V2"),
                               ("alt-v4", "curl-v4", "V4, other build"), ("alt-v2", "curl-v2", "V2, other build")):
-        if ods in med and base in med:
-            w = med[ods]["wall"] / med[base]["wall"]
-            c = med[ods]["cpu"] / med[base]["cpu"]
+        w = paired(by_key, ods, base, "wall_ms")
+        c = paired(by_key, ods, base, "cpu_ms_per_request")
+        if w is not None and c is not None:
             verdicts.append(
                 f"- {server}: wall {w:.2f}x the libcurl baseline (target <= {WALL_TARGET}x: "
                 f"**{'met' if w <= WALL_TARGET else 'missed'}**), client CPU per request {c:.2f}x "
                 f"(target <= {CPU_TARGET}x: **{'met' if c <= CPU_TARGET else 'missed'}**).")
     for ods, peer, name in (("ods-v4", "pyodata4", "python-odata (V4)"), ("ods-v2", "pyodata2", "pyodata (V2)")):
-        if ods in med and peer in med:
+        ratio = paired(by_key, peer, ods, "cpu_ms_per_request")
+        if ods in med and peer in med and ratio is not None:
             verdicts.append(
-                f"- {name} spends {med[peer]['cpu'] / med[ods]['cpu']:.1f}x the client CPU per request of "
+                f"- {name} spends {ratio:.1f}x the client CPU per request of "
                 f"libodatastore on the same server ({fmt(med[peer]['cpu'])} vs {fmt(med[ods]['cpu'])} ms).")
     lines += verdicts
+    lines += instruction_table(args)
     lines += ["", END]
     return "\n".join(lines)
+
+
+def instruction_table(args: argparse.Namespace) -> list[str]:
+    """User-space instructions per GET (callgrind), when run.sh --instructions measured them."""
+    if not args.instructions or not os.path.exists(args.instructions):
+        return []
+    per_get = {}
+    with open(args.instructions, encoding="utf-8") as f:
+        for line in f:
+            if line.strip():
+                r = json.loads(line)
+                per_get[r["key"]] = (r["ir_all"] - r["ir_none"]) / r["count"]
+    if not per_get:
+        return []
+    out = ["", "User-space instructions per GET (valgrind callgrind, one run each; independent of machine load):", "",
+           "| Client | Server | Instructions per GET | vs libcurl |", "|---|---|---|---|"]
+    for key, label, server, base in ROWS:
+        if key in per_get:
+            ratio = f"{per_get[key] / per_get[base]:.2f}x" if base in per_get else "-"
+            out.append(f"| {label} | {server} | {per_get[key]:,.0f} | {ratio} |")
+    return out
 
 
 def write_doc(path: str, generated: str) -> None:
@@ -177,6 +214,7 @@ def main() -> int:
     p.add_argument("--load-start", default="?")
     p.add_argument("--load-end", default="?")
     p.add_argument("--alt-lib", default="", help="the library directory of the alt-* rows")
+    p.add_argument("--instructions", default="", help="instructions.jsonl from run.sh --instructions")
     args = p.parse_args()
     generated = block(load(args.results), args)
     if args.doc:

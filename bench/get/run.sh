@@ -3,6 +3,7 @@
 #
 #   bash bench/get/run.sh [--runs N] [--count N] [--warmup N] [--inflight N] [--no-build]
 #                         [--no-pin] [--no-doc] [--clients LIST] [--compare-lib DIR]
+#                         [--instructions]
 #
 # Builds the library (CMake driving SwiftPM, release, as shipped) and the two C programs,
 # then for each of --runs rounds (default 5) measures every client against a FRESH test
@@ -23,6 +24,10 @@
 # lines go to build/bench-get/results.jsonl; bench/get/report.py turns them into the
 # "## Online GETs" section of docs/benchmarks.md (unless --no-doc).
 #
+# --instructions also counts the user-space instructions per GET of the C clients with
+# valgrind --tool=callgrind ((Ir of --count GETs - Ir of none) / --count, warm-up 0), a figure
+# that does not move with machine load, unlike CPU time.
+#
 # CPU placement (the machine has 2 cores): the server is pinned to CPU 0 and the client to
 # CPU 1 with taskset, so the client's CPU time is not inflated by sharing a core with the
 # server (--no-pin turns that off). Other processes on the machine are not controlled: the
@@ -41,6 +46,7 @@ PIN=1
 DOC=1
 CLIENTS="ods-v4 curl-v4 pyodata4 ods-v2 curl-v2 pyodata2"
 ALT_LIB=""
+INSTR=0
 
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -53,6 +59,7 @@ while [ $# -gt 0 ]; do
         --no-doc) DOC=0; shift ;;
         --clients) CLIENTS=$2; shift 2 ;;
         --compare-lib) ALT_LIB=$(cd "$2" && pwd); shift 2 ;;
+        --instructions) INSTR=1; shift ;;
         *) echo "run.sh: unknown argument $1" >&2; exit 64 ;;
     esac
 done
@@ -61,7 +68,11 @@ cd "$ROOT"
 mkdir -p "$OUT"
 if [ -n "$ALT_LIB" ]; then
     [ -e "$ALT_LIB/libodatastore.so.0" ] || { echo "run.sh: no libodatastore.so.0 in $ALT_LIB" >&2; exit 64; }
-    case " $CLIENTS " in *" alt-v4 "*) ;; *) CLIENTS="$CLIENTS alt-v4 alt-v2" ;; esac
+    # Next to the build it is compared with, so both see the same machine load.
+    case " $CLIENTS " in
+        *" alt-v4 "*) ;;
+        *) CLIENTS=$(echo " $CLIENTS " | sed -e 's/ ods-v4 / ods-v4 alt-v4 /' -e 's/ ods-v2 / ods-v2 alt-v2 /') ;;
+    esac
 fi
 
 # --- Build --------------------------------------------------------------------------------
@@ -148,13 +159,48 @@ for ((round = 1; round <= RUNS; round++)); do
 done
 LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg)
 
+# --- Instruction counts (optional) ----------------------------------------------------------
+INSTR_RESULTS="$OUT/instructions.jsonl"
+: >"$INSTR_RESULTS"
+callgrind_ir() {  # prints the total Ir of one run: callgrind_ir <out-file> <LD_LIBRARY_PATH or ""> <command...>
+    local file=$1 libpath=$2; shift 2
+    env ${libpath:+LD_LIBRARY_PATH="$libpath"} \
+        valgrind --tool=callgrind --callgrind-out-file="$file" "$@" >/dev/null 2>"$file.log" ||
+        { echo "run.sh: callgrind run failed (see $file.log)" >&2; exit 1; }
+    local total
+    total=$(sed -n 's/^totals: \([0-9]*\).*/\1/p' "$file")
+    [ -n "$total" ] || { echo "run.sh: no instruction total in $file" >&2; exit 1; }
+    echo "$total"
+}
+if [ "$INSTR" = 1 ]; then
+    command -v valgrind >/dev/null || { echo "run.sh: --instructions needs valgrind" >&2; exit 1; }
+    for client in $CLIENTS; do
+        libpath=""
+        case "$client" in
+            ods-v4|ods-v2) cmd=("$OUT/ods_get") ;;
+            alt-v4|alt-v2) cmd=("$OUT/ods_get"); libpath=$ALT_LIB ;;
+            curl-v4) cmd=("$OUT/curl_get") ;;
+            curl-v2) cmd=("$OUT/curl_get" --v2) ;;
+            *) continue ;;  # Python under valgrind: too slow to be useful
+        esac
+        case "$client" in *-v4) server=v4 ;; *) server=v2 ;; esac
+        start_server "$server"
+        none=$(callgrind_ir "$OUT/callgrind.$client.0" "$libpath" "${cmd[@]}" "$SERVER_URL" --warmup 0 --count 0 --inflight "$INFLIGHT")
+        all=$(callgrind_ir "$OUT/callgrind.$client.$COUNT" "$libpath" "${cmd[@]}" "$SERVER_URL" --warmup 0 --count "$COUNT" --inflight "$INFLIGHT")
+        stop_server
+        echo "{\"key\":\"$client\",\"server\":\"$server\",\"count\":$COUNT,\"ir_none\":$none,\"ir_all\":$all}" >>"$INSTR_RESULTS"
+        echo "   instructions $client: $(( (all - none) / COUNT )) per GET" >&2
+    done
+fi
+
 if [ "$DOC" = 1 ]; then
     python3 bench/get/report.py --results "$RESULTS" --doc docs/benchmarks.md \
         --runs "$RUNS" --count "$COUNT" --warmup "$WARMUP" --inflight "$INFLIGHT" --pinned "$PIN" \
-        --load-start "$LOAD_START" --load-end "$LOAD_END" ${ALT_LIB:+--alt-lib "$ALT_LIB"}
+        --load-start "$LOAD_START" --load-end "$LOAD_END" ${ALT_LIB:+--alt-lib "$ALT_LIB"} \
+        --instructions "$INSTR_RESULTS"
     echo "== wrote docs/benchmarks.md (## Online GETs)" >&2
 else
     python3 bench/get/report.py --results "$RESULTS" --runs "$RUNS" --count "$COUNT" --warmup "$WARMUP" \
         --inflight "$INFLIGHT" --pinned "$PIN" --load-start "$LOAD_START" --load-end "$LOAD_END" \
-        ${ALT_LIB:+--alt-lib "$ALT_LIB"}
+        ${ALT_LIB:+--alt-lib "$ALT_LIB"} --instructions "$INSTR_RESULTS"
 fi
