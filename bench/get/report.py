@@ -33,9 +33,11 @@ ROWS = [
     ("ods-v4", "libodatastore (C, `ods_get`)", "V4 odatapy", "curl-v4"),
     ("curl-v4", "libcurl multi baseline (C, `curl_get`)", "V4 odatapy", "curl-v4"),
     ("pyodata4", "python-odata 0.8.1, 8 threads", "V4 odatapy", "curl-v4"),
+    ("pyodata4-seq", "python-odata 0.8.1, sequential", "V4 odatapy", "curl-v4"),
     ("ods-v2", "libodatastore (C, `ods_get`)", "V2 pyslet", "curl-v2"),
     ("curl-v2", "libcurl multi baseline (C, `curl_get --v2`)", "V2 pyslet", "curl-v2"),
     ("pyodata2", "pyodata 1.12.1, 8 threads", "V2 pyslet", "curl-v2"),
+    ("pyodata2-seq", "pyodata 1.12.1, sequential", "V2 pyslet", "curl-v2"),
     ("alt-v4", "libodatastore, other build (`--compare-lib`)", "V4 odatapy", "curl-v4"),
     ("alt-v2", "libodatastore, other build (`--compare-lib`)", "V2 pyslet", "curl-v2"),
 ]
@@ -154,7 +156,10 @@ def block(by_key: dict[str, list[dict]], args: argparse.Namespace) -> str:
                 f"- {server}: wall {w:.2f}x the libcurl baseline (target <= {WALL_TARGET}x: "
                 f"**{'met' if w <= WALL_TARGET else 'missed'}**), client CPU per request {c:.2f}x "
                 f"(target <= {CPU_TARGET}x: **{'met' if c <= CPU_TARGET else 'missed'}**).")
-    for ods, peer, name in (("ods-v4", "pyodata4", "python-odata (V4)"), ("ods-v2", "pyodata2", "pyodata (V2)")):
+    for ods, peer, name in (("ods-v4", "pyodata4", "python-odata (V4, 8 threads)"),
+                            ("ods-v4", "pyodata4-seq", "python-odata (V4, sequential)"),
+                            ("ods-v2", "pyodata2", "pyodata (V2, 8 threads)"),
+                            ("ods-v2", "pyodata2-seq", "pyodata (V2, sequential)")):
         ratio = paired(by_key, peer, ods, "cpu_ms_per_request")
         if ods in med and peer in med and ratio is not None:
             verdicts.append(

@@ -16,6 +16,7 @@
 #   ods-v2   ods_get.c             libodatastore, V2 server (pyslet)
 #   curl-v2  curl_get.c --v2       plain libcurl, V2 server
 #   pyodata2 peers.py              pyodata, V2 server
+#   pyodata4-seq, pyodata2-seq     the same peers with one thread (sequential GETs)
 #   alt-v4, alt-v2                 ods_get with another build of the library (--compare-lib DIR,
 #                                  e.g. a branch with a performance fix), same rounds
 #
@@ -44,7 +45,7 @@ INFLIGHT=8
 BUILD=1
 PIN=1
 DOC=1
-CLIENTS="ods-v4 curl-v4 pyodata4 ods-v2 curl-v2 pyodata2"
+CLIENTS="ods-v4 curl-v4 pyodata4 pyodata4-seq ods-v2 curl-v2 pyodata2 pyodata2-seq"
 ALT_LIB=""
 INSTR=0
 
@@ -124,7 +125,7 @@ stop_server() {
 run_client() {  # $1: client name, $2: round. Appends one JSON line to results.jsonl.
     local client=$1 round=$2 server line load
     case "$client" in
-        *-v4|pyodata4) server=v4 ;;
+        *-v4|pyodata4|pyodata4-seq) server=v4 ;;
         *) server=v2 ;;
     esac
     start_server "$server"
@@ -137,6 +138,8 @@ run_client() {  # $1: client name, $2: round. Appends one JSON line to results.j
         curl-v2) line=$("${CLIENT_PIN[@]}" "$OUT/curl_get" "$SERVER_URL" --v2 "${common[@]}" --inflight "$INFLIGHT") ;;
         pyodata4) line=$("${CLIENT_PIN[@]}" "$PY" bench/get/peers.py python-odata "$SERVER_URL" "${common[@]}" --threads "$INFLIGHT") ;;
         pyodata2) line=$("${CLIENT_PIN[@]}" "$PY" bench/get/peers.py pyodata "$SERVER_URL" "${common[@]}" --threads "$INFLIGHT") ;;
+        pyodata4-seq) line=$("${CLIENT_PIN[@]}" "$PY" bench/get/peers.py python-odata "$SERVER_URL" "${common[@]}" --threads 1) ;;
+        pyodata2-seq) line=$("${CLIENT_PIN[@]}" "$PY" bench/get/peers.py pyodata "$SERVER_URL" "${common[@]}" --threads 1) ;;
         *) echo "run.sh: unknown client $client" >&2; exit 64 ;;
     esac
     stop_server
