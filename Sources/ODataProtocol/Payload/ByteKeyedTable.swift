@@ -67,3 +67,5 @@ struct ByteKeyedTable<Value> {
         for (k, v) in old { insert(k, v) }
     }
 }
+
+extension ByteKeyedTable: Sendable where Value: Sendable {}

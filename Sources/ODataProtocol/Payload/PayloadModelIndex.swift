@@ -1,6 +1,8 @@
+import Synchronization
+
 /// What a decoder needs to know about one member of a structured type.
-struct PayloadMember {
-    enum Kind {
+struct PayloadMember: Sendable {
+    enum Kind: Sendable {
         case primitive(EdmPrimitiveKind)
         /// An entity or complex type, by qualified name.
         case structured(String)
@@ -16,7 +18,7 @@ struct PayloadMember {
 }
 
 /// A structured type flattened for fast lookups while decoding (inherited members included).
-final class PayloadTypeInfo {
+final class PayloadTypeInfo: Sendable {
     let qualifiedName: String
     let isEntity: Bool
     let keyNames: [String]
@@ -35,18 +37,39 @@ final class PayloadTypeInfo {
     }
 }
 
-/// Lookup caches over a `ServiceModel` for one decode or encode call (not shared between
-/// threads: each call builds its own, so the model itself stays immutable and `Sendable`).
+/// The flattened types of one `ServiceModel`, shared by every decode and encode made with
+/// that model (a store keeps one for the life of its loaded `$metadata`): a type is flattened
+/// once, not once per response. Thread-safe; entries are immutable once built.
+public final class PayloadSchema: Sendable {
+    public let model: ServiceModel
+    private let types = Mutex<[String: PayloadTypeInfo]>([:])
+
+    public init(_ model: ServiceModel) { self.model = model }
+
+    func cached(_ name: String) -> PayloadTypeInfo? { types.withLock { $0[name] } }
+
+    func store(_ info: PayloadTypeInfo, as names: [String]) {
+        types.withLock { t in for n in names { t[n] = info } }
+    }
+}
+
+/// Lookup caches over a `ServiceModel` for one decode or encode call, backed by a shared
+/// `PayloadSchema` when the caller has one (the per-call cache itself is not shared between
+/// threads, so the model stays immutable and `Sendable`).
 final class PayloadModelIndex {
     let model: ServiceModel
+    private let shared: PayloadSchema?
     private var types: [String: PayloadTypeInfo] = [:]
 
-    init(_ model: ServiceModel) { self.model = model }
+    init(_ model: ServiceModel) { self.model = model; shared = nil }
+
+    init(_ schema: PayloadSchema) { self.model = schema.model; shared = schema }
 
     /// The flattened type for a qualified (or alias-qualified) name, `#` prefix allowed.
     func type(_ rawName: String) -> PayloadTypeInfo? {
         let name = rawName.hasPrefix("#") ? String(rawName.dropFirst()) : rawName
         if let t = types[name] { return t }
+        if let t = shared?.cached(name) { types[name] = t; return t }
         guard let st = model.structuredType(name) else { return nil }
         if let t = types[st.qualifiedName] { types[name] = t; return t }
         let keys = st.kind == .entity ? model.key(of: st) : []
@@ -64,6 +87,7 @@ final class PayloadModelIndex {
                                    members: members)
         types[st.qualifiedName] = info
         types[name] = info
+        shared?.store(info, as: [st.qualifiedName, name])
         return info
     }
 

@@ -9,7 +9,7 @@ final class OnlineEngine: RequestEngine {
     let options: StoreOptions
     let transport: any HTTPTransport
     let csrf = CSRFToken()
-    private let loaded = Locked<(version: ODataVersion?, model: ServiceModel?)>((nil, nil))
+    private let loaded = Locked<(version: ODataVersion?, model: ServiceModel?, schema: PayloadSchema?)>((nil, nil, nil))
 
     init(options: StoreOptions, transport: any HTTPTransport) {
         self.options = options
@@ -19,6 +19,8 @@ final class OnlineEngine: RequestEngine {
 
     var odataVersion: ODataVersion? { loaded.withLock { $0.version } }
     var model: ServiceModel? { loaded.withLock { $0.model } }
+    /// The model's flattened payload types, shared by every response of the store.
+    var schema: PayloadSchema? { loaded.withLock { $0.schema } }
 
     /// The headers every request carries: protocol version, authentication, the app's own.
     func baseHeaders(version: ODataVersion) -> [(name: String, value: String)] {
@@ -80,8 +82,10 @@ final class OnlineEngine: RequestEngine {
     private func load(_ document: [UInt8]) -> Result<Void, ODataStoreError> {
         do {
             let model = try MetadataParser.parse(document)
+            let schema = PayloadSchema(model)
             loaded.withLock {
                 $0.model = model
+                $0.schema = schema
                 if $0.version == nil { $0.version = model.version }
             }
             return .success(())

@@ -211,17 +211,17 @@ final class OnlineExchange: EngineTask {
             return DecodedPayload.empty
         }
         let contentType = response.header("Content-Type") ?? ""
-        if contentType.lowercased().hasPrefix("text/plain") {
+        if ASCIIMatch.hasPrefix(contentType, lowercased: "text/plain") {
             return DecodedPayload.plainText(response.body)
         }
-        let lower = contentType.lowercased()
-        guard lower.contains("json") || lower.contains("xml") else {
+        guard ASCIIMatch.contains(contentType, lowercased: "json") || ASCIIMatch.contains(contentType, lowercased: "xml") else {
             // Media ($value of a stream, images...): raw bytes only.
             return DecodedPayload.empty
         }
         do {
             return try PayloadDecoder.decode(response.body, contentType: contentType, version: plan.version,
-                                             model: engine.model, entitySet: plan.entitySet, target: plan.target)
+                                             model: engine.model, entitySet: plan.entitySet, target: plan.target,
+                                             schema: engine.schema)
         } catch {
             throw ODataStoreError(.protocol, "the service's response to \(plan.method) \(job.path) is not valid OData: \(error)",
                                   httpStatus: response.status)

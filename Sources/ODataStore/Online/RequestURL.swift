@@ -34,6 +34,12 @@ enum RequestURL {
 
     /// Percent-encodes bytes that are not allowed in a URL; keeps valid `%XX` escapes.
     static func encode(_ url: String) -> String {
+        // Fast path: most URLs need no escaping at all; return them as they are.
+        let table = allowedTable
+        var plain = url
+        if plain.withUTF8({ bytes in !bytes.contains { !table[Int($0)] || $0 == UInt8(ascii: "%") || $0 == UInt8(ascii: "+") } }) {
+            return url
+        }
         let bytes = Array(url.utf8)
         var out: [UInt8] = []
         out.reserveCapacity(bytes.count + 16)
@@ -66,7 +72,12 @@ enum RequestURL {
     private static func hexDigit(_ v: UInt8) -> UInt8 { v < 10 ? 48 + v : 55 + v }
 
     /// RFC 3986 unreserved and reserved characters (the `%` case is handled by the caller).
-    private static func isAllowed(_ c: UInt8) -> Bool {
+    private static func isAllowed(_ c: UInt8) -> Bool { allowedTable[Int(c)] }
+
+    /// `isAllowedSlow` for every byte value, computed once.
+    private static let allowedTable: [Bool] = (0..<256).map { isAllowedSlow(UInt8($0)) }
+
+    private static func isAllowedSlow(_ c: UInt8) -> Bool {
         switch c {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
              UInt8(ascii: "0")...UInt8(ascii: "9"):
