@@ -172,7 +172,7 @@ typedef enum ods_mode {
     ODS_CREATE = 2,         /**< POST an entity (body required). */
     ODS_UPDATE = 3,         /**< Partial update: MERGE on V2, PATCH on V4 (body required). */
     ODS_UPDATE_PUT = 4,     /**< Full replacement with PUT (body required). */
-    ODS_UPDATE_MERGE = 5,   /**< Partial update with the V2 MERGE verb (tunnelled on V4). */
+    ODS_UPDATE_MERGE = 5,   /**< Partial update with the V2 MERGE verb (PATCH on V4, which has no MERGE). */
     ODS_UPDATE_PATCH = 6,   /**< Partial update with PATCH. */
     ODS_DELETE = 7,         /**< DELETE an entity or link. */
     ODS_FUNCTION = 8        /**< Call a function/action import; GET or POST from $metadata. */

@@ -30,6 +30,7 @@ import http.client
 import json
 import os
 import socket
+import ssl
 import struct
 import sys
 import threading
@@ -417,19 +418,28 @@ class ProxyHandler(BaseHTTPRequestHandler):
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--upstream", required=True, help="the upstream service root URL (http only)")
+    parser.add_argument("--tls-cert", help="serve HTTPS with this PEM certificate (see tls/README.md)")
+    parser.add_argument("--tls-key", help="the certificate's PEM private key")
     _launcher.add_common_arguments(parser)
     args = parser.parse_args()
 
     proxy = ProxyServer((args.host, args.port), args.upstream)
+    scheme = "http"
+    if args.tls_cert:
+        # HTTPS towards the client (the upstream stays plain HTTP): TLS tests of the library.
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(args.tls_cert, args.tls_key)
+        proxy.socket = context.wrap_socket(proxy.socket, server_side=True)
+        scheme = "https"
     host, port = proxy.server_address[:2]
-    proxy.proxy_origin = f"http://{host}:{port}".encode()
+    proxy.proxy_origin = f"{scheme}://{host}:{port}".encode()
     threading.Thread(target=proxy.serve_forever, name="fault-proxy", daemon=True).start()
 
     def stop() -> None:
         proxy.shutdown()
         proxy.server_close()
 
-    _launcher.run_until_stopped(f"http://{host}:{port}{proxy.upstream_path}", stop,
+    _launcher.run_until_stopped(f"{scheme}://{host}:{port}{proxy.upstream_path}", stop,
                                 watch_stdin=not args.ignore_stdin)
 
 
