@@ -17,7 +17,9 @@ enum AtomDecoder {
         do { doc = try XMLDocument.parse(body) } catch {
             throw PayloadError(.malformed, "XML: \(error.message)", offset: nil)
         }
-        if let e = ErrorBodyDecoder.decodeXML(body) {
+        // Only an `error` root can be an OData error: parse the body a second time only then.
+        if doc.root.name == "error", ErrorBodyDecoder.metadataNamespaces.contains(doc.root.namespace),
+           let e = ErrorBodyDecoder.decodeXML(body) {
             throw PayloadError(.invalid, "the body is an OData error: \(e)")
         }
         let reader = AtomReader(index: index)
