@@ -39,8 +39,12 @@ protocol XMLEventSink: AnyObject {
 /// sessions may run concurrently on different threads.
 final class LibXML2SAXSession {
     private var ctxt: xmlParserCtxtPtr?
-    /// The sink owns the session; it outlives every callback.
-    private unowned let sink: any XMLEventSink
+    /// The sink owns the session; it outlives every callback. Exactly one of `sink` and
+    /// `rawSink` is set.
+    private unowned let sink: (any XMLEventSink)?
+    /// As `sink`, for raw events. `unowned(unsafe)`: no reference-count check per event; the
+    /// owner guarantees that it outlives the session (see `init(rawSink:)`).
+    private unowned(unsafe) let rawSink: (any XMLRawEventSink)?
     /// The first error (level error or fatal) libxml2 reported, or our DOCTYPE refusal.
     private(set) var error: XMLError?
     private(set) var isFinished = false
@@ -53,9 +57,20 @@ final class LibXML2SAXSession {
     /// which also bounds recursion in code that walks the resulting trees.
     static let maxDepth = 256
 
-    init(sink: any XMLEventSink) throws(XMLError) {
+    convenience init(sink: any XMLEventSink) throws(XMLError) {
+        try self.init(sink: sink, rawSink: nil)
+    }
+
+    /// A session that reports raw events (no `String` per name, attribute or text). The caller
+    /// must keep `rawSink` alive for as long as it feeds the session.
+    convenience init(rawSink: any XMLRawEventSink) throws(XMLError) {
+        try self.init(sink: nil, rawSink: rawSink)
+    }
+
+    private init(sink: (any XMLEventSink)?, rawSink: (any XMLRawEventSink)?) throws(XMLError) {
         _ = libxml2Initialized
         self.sink = sink
+        self.rawSink = rawSink
         self.ctxt = nil
 
         var sax = xmlSAXHandler()
@@ -66,8 +81,9 @@ final class LibXML2SAXSession {
         sax.endElementNs = { ctx, localname, _, uri in
             guard let s = LibXML2SAXSession.from(ctx) else { return }
             s.depth -= 1
-            s.sink.endElement(name: LibXML2SAXSession.string(localname),
-                              namespace: LibXML2SAXSession.string(uri))
+            if let raw = s.rawSink { return raw.endElement() }
+            s.sink?.endElement(name: LibXML2SAXSession.string(localname),
+                               namespace: LibXML2SAXSession.string(uri))
         }
         sax.characters = LibXML2SAXSession.charactersCallback
         sax.cdataBlock = LibXML2SAXSession.charactersCallback
@@ -139,7 +155,9 @@ final class LibXML2SAXSession {
 
     private static let charactersCallback: charactersSAXFunc = { ctx, ch, len in
         guard let s = LibXML2SAXSession.from(ctx), let ch, len > 0 else { return }
-        s.sink.characters(UnsafeBufferPointer(start: ch, count: Int(len)))
+        let chunk = UnsafeBufferPointer(start: ch, count: Int(len))
+        if let raw = s.rawSink { return raw.characters(chunk) }
+        s.sink?.characters(chunk)
     }
 
     private static let structuredErrorCallback: xmlStructuredErrorFunc = { ctx, err in
@@ -154,6 +172,10 @@ final class LibXML2SAXSession {
         if depth > Self.maxDepth {
             stop(XMLError(kind: .notWellFormed, message: "elements are nested deeper than \(Self.maxDepth) levels"))
             return
+        }
+        if let raw = rawSink {
+            return raw.startElement(localName: localname, namespace: uri,
+                                    attributes: XMLRawAttributes(pointers: attrs, count: count))
         }
         var attributes: [XMLAttribute] = []
         if count > 0, let attrs {
@@ -171,7 +193,7 @@ final class LibXML2SAXSession {
             }
         }
         let (line, column) = position()
-        sink.startElement(XMLStartTag(name: Self.string(localname), namespace: Self.string(uri),
+        sink?.startElement(XMLStartTag(name: Self.string(localname), namespace: Self.string(uri),
                                       attributes: attributes, line: line, column: column))
     }
 
@@ -180,23 +202,7 @@ final class LibXML2SAXSession {
     /// is already decoded and no other `&` can occur (no DTD means no other entities), so
     /// turning `&#38;` back into `&` gives the exact value.
     private static func attributeValue(_ raw: UnsafeBufferPointer<UInt8>) -> String {
-        guard let base = raw.baseAddress, memchr(base, 0x26, raw.count) != nil else {
-            return String(decoding: raw, as: UTF8.self)
-        }
-        var out: [UInt8] = []
-        out.reserveCapacity(raw.count)
-        var i = 0
-        let amp: [UInt8] = Array("&#38;".utf8)
-        while i < raw.count {
-            if raw[i] == UInt8(ascii: "&"), i + 5 <= raw.count, raw[i..<(i + 5)].elementsEqual(amp) {
-                out.append(UInt8(ascii: "&"))
-                i += 5
-            } else {
-                out.append(raw[i])
-                i += 1
-            }
-        }
-        return String(decoding: out, as: UTF8.self)
+        XMLRawAttributes.string(raw)
     }
 
     private func position() -> (line: Int, column: Int) {

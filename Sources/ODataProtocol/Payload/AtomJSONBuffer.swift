@@ -1,0 +1,173 @@
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Musl)
+internal import Musl
+#elseif canImport(Darwin)
+internal import Darwin
+#endif
+
+/// One member of a JSON object the Atom decoder is assembling: spans of `AtomJSONBuffer.bytes`.
+struct AtomMember {
+    /// The escaped key, without quotes.
+    var keyStart: Int
+    var keyCount: Int
+    /// A complete JSON value.
+    var valueStart: Int
+    var valueCount: Int
+    /// Which part of an entry the member belongs to (`AtomStreamDecoder.Tag`); 0 elsewhere.
+    var tag: Int
+    var keyIsASCII: Bool
+}
+
+/// The output of the streaming Atom decoder: JSON bytes, and the members of the objects still
+/// open, whose order and duplicates are only settled when the object closes.
+///
+/// Values are written into `bytes` as they are read. An object's members (key and value spans)
+/// collect in `members` while it is open; when it closes, `closeObject` writes it in its final
+/// form, with the semantics of `JSONObject` (a repeated key keeps its first position and takes
+/// the last value), over the span its parts used, so the bytes always end with finished values.
+///
+/// One instance per decode; not thread-safe.
+struct AtomJSONBuffer {
+    var bytes: [UInt8] = []
+    var members: [AtomMember] = []
+    /// Indices into `members` of the object to close, in output order (filled by the caller).
+    var selection: [Int] = []
+    private var kept: [AtomMember] = []
+    private var scratch: [UInt8] = []
+
+    init(capacity: Int) {
+        bytes.reserveCapacity(capacity)
+        members.reserveCapacity(64)
+        selection.reserveCapacity(64)
+        kept.reserveCapacity(64)
+        scratch.reserveCapacity(1024)
+    }
+
+    @inline(__always) mutating func byte(_ b: UInt8) { bytes.append(b) }
+
+    @inline(__always) mutating func ascii(_ s: StaticString) {
+        bytes.append(contentsOf: UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
+    }
+
+    /// `"text"`, escaped.
+    @inline(__always) mutating func string(_ text: UnsafeBufferPointer<UInt8>) {
+        AtomLiteral.string(text, into: &bytes)
+    }
+
+    mutating func string(_ text: String) { JSONWriter.writeString(text, into: &bytes) }
+
+    /// Writes an escaped key (no quotes) and returns its span and whether it is ASCII.
+    mutating func key(_ name: UnsafeBufferPointer<UInt8>) -> (start: Int, count: Int, ascii: Bool) {
+        let start = bytes.count
+        JSONWriter.writeEscaped(name, into: &bytes)
+        return (start, bytes.count - start, AtomBytes.isASCII(name))
+    }
+
+    mutating func key(_ name: StaticString) -> (start: Int, count: Int, ascii: Bool) {
+        let start = bytes.count
+        ascii(name)
+        return (start, name.utf8CodeUnitCount, true)
+    }
+
+    /// Records a member whose key was written by `key(_:)` and whose value spans from
+    /// `valueStart` to the end of `bytes`.
+    @inline(__always)
+    mutating func addMember(_ key: (start: Int, count: Int, ascii: Bool), valueStart: Int, tag: Int) {
+        members.append(AtomMember(keyStart: key.start, keyCount: key.count, valueStart: valueStart,
+                                  valueCount: bytes.count - valueStart, tag: tag, keyIsASCII: key.ascii))
+    }
+
+    /// Records a member whose key was written by `key(_:)` and whose value is `value`.
+    @inline(__always)
+    mutating func addMember(_ key: (start: Int, count: Int, ascii: Bool), value: Range<Int>, tag: Int) {
+        members.append(AtomMember(keyStart: key.start, keyCount: key.count, valueStart: value.lowerBound,
+                                  valueCount: value.count, tag: tag, keyIsASCII: key.ascii))
+    }
+
+    /// True when the key of member `i` spells `name` (as `String` equality would say).
+    func memberKey(_ i: Int, equals name: String) -> Bool {
+        let m = members[i]
+        var name = name
+        return name.withUTF8 { n in
+            bytes.withUnsafeBufferPointer { b in
+                let k = UnsafeBufferPointer(rebasing: b[m.keyStart..<(m.keyStart + m.keyCount)])
+                if k.count == n.count, k.elementsEqual(n) { return true }
+                if m.keyIsASCII && AtomBytes.isASCII(n) { return false }
+                return String(decoding: k, as: UTF8.self) == String(decoding: n, as: UTF8.self)
+            }
+        }
+    }
+
+    /// Writes the object made of the members listed in `selection` over `bytes[start...]`
+    /// (the span its parts were written in) and drops `members[memberBase...]`. Returns the
+    /// object's length (it starts at `start`).
+    @discardableResult
+    mutating func closeObject(at start: Int, memberBase: Int) -> Int {
+        kept.removeAll(keepingCapacity: true)
+        var allASCII = selection.count <= 32
+        if allASCII {
+            for i in selection where !members[i].keyIsASCII { allASCII = false; break }
+        }
+        if allASCII {
+            // Small ASCII objects: compare key bytes.
+            bytes.withUnsafeBufferPointer { b in
+                guard let base = b.baseAddress else { return }
+                for i in selection {
+                    let m = members[i]
+                    var j = 0
+                    var found = false
+                    while j < kept.count {
+                        let k = kept[j]
+                        if k.keyCount == m.keyCount, memcmp(base + k.keyStart, base + m.keyStart, m.keyCount) == 0 {
+                            kept[j].valueStart = m.valueStart
+                            kept[j].valueCount = m.valueCount
+                            found = true
+                            break
+                        }
+                        j += 1
+                    }
+                    if !found { kept.append(m) }
+                }
+            }
+        } else {
+            // Large objects or non-ASCII keys: `String` keys, so that duplicates are found as
+            // `JSONObject` finds them (canonical equivalence) and in linear time.
+            var positions: [String: Int] = [:]
+            bytes.withUnsafeBufferPointer { b in
+                for i in selection {
+                    let m = members[i]
+                    let k = String(decoding: UnsafeBufferPointer(rebasing: b[m.keyStart..<(m.keyStart + m.keyCount)]),
+                                   as: UTF8.self)
+                    if let j = positions[k] {
+                        kept[j].valueStart = m.valueStart
+                        kept[j].valueCount = m.valueCount
+                    } else {
+                        positions[k] = kept.count
+                        kept.append(m)
+                    }
+                }
+            }
+        }
+        scratch.removeAll(keepingCapacity: true)
+        scratch.append(UInt8(ascii: "{"))
+        bytes.withUnsafeBufferPointer { b in
+            var first = true
+            for m in kept {
+                if !first { scratch.append(UInt8(ascii: ",")) }
+                first = false
+                scratch.append(UInt8(ascii: "\""))
+                scratch.append(contentsOf: UnsafeBufferPointer(rebasing: b[m.keyStart..<(m.keyStart + m.keyCount)]))
+                scratch.append(UInt8(ascii: "\""))
+                scratch.append(UInt8(ascii: ":"))
+                scratch.append(contentsOf: UnsafeBufferPointer(rebasing: b[m.valueStart..<(m.valueStart + m.valueCount)]))
+            }
+        }
+        scratch.append(UInt8(ascii: "}"))
+        bytes.removeSubrange(start...)
+        bytes.append(contentsOf: scratch)
+        members.removeSubrange(memberBase...)
+        selection.removeAll(keepingCapacity: true)
+        return scratch.count
+    }
+}

@@ -1,0 +1,300 @@
+/// Feeds, entries and navigation links of the streaming Atom decoder.
+///
+/// Feed: `{"@odata.count", "value": [...], "@odata.nextLink", "@odata.deltaLink"}` from its
+/// `atom:entry`, `at:deleted-entry`, `m:count` and `atom:link` (next/delta) children.
+/// Entry: `@odata.etag`, `@odata.type` (when the category names another type than declared),
+/// `@odata.id` (when the key properties are missing), media annotations, then the properties
+/// (the last `atom:content`'s `m:properties`, else the first direct `m:properties`), then the
+/// inline navigation properties.
+extension AtomStreamDecoder {
+    // MARK: Feeds
+
+    mutating func startFeed(_ attrs: XMLRawAttributes, declared: PayloadTypeInfo?, base: String, link: Int) {
+        let base = xmlBase(attrs).map { AtomLiteral.resolve($0, against: base) } ?? base
+        feeds.append(FeedState(declared: declared, base: base, arrayStart: out.bytes.count, link: link))
+        frames.append(Frame(role: .feed, state: feeds.count - 1))
+        out.byte(UInt8(ascii: "["))
+    }
+
+    mutating func feedChild(_ fi: Int, _ ns: AtomNamespace, _ el: AtomElementName, _ attrs: XMLRawAttributes) {
+        switch (ns, el) {
+        case (.atom, .entry):
+            if feeds[fi].items > 0 { out.byte(UInt8(ascii: ",")) }
+            feeds[fi].items += 1
+            startEntry(attrs, declared: feeds[fi].declared, base: feeds[fi].base, link: -1)
+        case (.tombstones, .deletedEntry):
+            if feeds[fi].items > 0 { out.byte(UInt8(ascii: ",")) }
+            feeds[fi].items += 1
+            out.ascii(#"{"@odata.removed":{"reason":"deleted"}"#)
+            if let ref = attrs.raw("ref") {
+                out.ascii(#","@odata.id":"#)
+                out.string(XMLRawAttributes.string(ref))
+            }
+            out.byte(UInt8(ascii: "}"))
+            ignore()
+        case (.metadata, .count):
+            capture(.feedCount, state: fi)
+        case (.atom, .link):
+            if let href = attrs.raw("href") {
+                let rel = attrs.raw("rel")
+                if let rel, AtomBytes.equal(rel, "next") {
+                    feeds[fi].next = AtomLiteral.resolve(XMLRawAttributes.string(href), against: feeds[fi].base)
+                } else if let rel, AtomBytes.equal(rel, "delta") || AtomBytes.equal(rel, "http://docs.oasis-open.org/odata/ns/delta") {
+                    feeds[fi].delta = AtomLiteral.resolve(XMLRawAttributes.string(href), against: feeds[fi].base)
+                }
+            }
+            ignore()
+        default:
+            ignore()
+        }
+    }
+
+    mutating func endFeed() {
+        out.byte(UInt8(ascii: "]"))
+        guard let feed = feeds.popLast() else { return }
+        let range = feed.arrayStart..<out.bytes.count
+        if feed.link >= 0 {
+            links[feed.link].feedSeen = true
+            links[feed.link].feedRange = range
+            links[feed.link].feedCount = feed.count
+            links[feed.link].feedNext = feed.next
+        } else {
+            result = range
+            rootFeed = feed
+        }
+    }
+
+    // MARK: Entries
+
+    mutating func startEntry(_ attrs: XMLRawAttributes, declared: PayloadTypeInfo?, base: String, link: Int) {
+        let base = xmlBase(attrs).map { AtomLiteral.resolve($0, against: base) } ?? base
+        var e = EntryState(declared: declared, type: declared, ordinal: entryTerms.count - 1, base: base,
+                           rawStart: out.bytes.count, memberBase: out.members.count, link: link)
+        if let known = knownTerms {
+            decideType(&e, term: e.ordinal < known.count ? known[e.ordinal] : -1)
+        }
+        if let etag = attrs.raw("etag", namespace: Self.metadataURI) {
+            let value = XMLRawAttributes.string(etag)
+            let start = out.bytes.count
+            out.string(value)
+            e.etag = start..<out.bytes.count
+            if frames.isEmpty { rootEtag = value }
+        }
+        entries.append(e)
+        frames.append(Frame(role: .entry, state: entries.count - 1))
+    }
+
+    func decideType(_ e: inout EntryState, term: Int32) {
+        e.termID = term
+        e.type = term >= 0 ? (terms[Int(term)].type ?? e.declared) : e.declared
+        e.typeDecided = true
+    }
+
+    mutating func entryChild(_ ei: Int, _ ns: AtomNamespace, _ el: AtomElementName, _ local: UnsafeBufferPointer<UInt8>,
+                             _ attrs: XMLRawAttributes) {
+        if ns == .metadata && el == .properties && !entries[ei].sawDirectProperties {
+            entries[ei].sawDirectProperties = true
+            return openProperties(entry: ei, fromContent: false)
+        }
+        guard ns == .atom else { return ignore() }
+        switch el {
+        case .category:
+            if !entries[ei].sawCategory {
+                entries[ei].sawCategory = true
+                if !entries[ei].typeDecided {
+                    let before = entries[ei].type
+                    decideType(&entries[ei], term: entryTerms[entries[ei].ordinal])
+                    if entries[ei].typeUsed && entries[ei].type !== before { conflict = true }
+                }
+            }
+            ignore()
+        case .id:
+            capture(.entryId, state: ei)
+        case .content:
+            if let src = attrs.raw("src") {
+                addMedia(ei, "@odata.mediaReadLink", AtomLiteral.resolve(XMLRawAttributes.string(src), against: entries[ei].base),
+                         tag: Tag.media)
+                if let t = attrs.raw("type") { addMedia(ei, "@odata.mediaContentType", XMLRawAttributes.string(t), tag: Tag.mediaType) }
+                ignore()
+            } else {
+                frames.append(Frame(role: .content, state: ei))
+            }
+        case .link:
+            guard let rel = attrs.raw("rel") else { return ignore() }
+            if AtomBytes.equal(rel, "edit-media"), let href = attrs.raw("href") {
+                addMedia(ei, "@odata.mediaEditLink", AtomLiteral.resolve(XMLRawAttributes.string(href), against: entries[ei].base),
+                         tag: Tag.media)
+                if let me = attrs.raw("etag", namespace: Self.metadataURI) {
+                    addMedia(ei, "@odata.mediaEtag", XMLRawAttributes.string(me), tag: Tag.media)
+                }
+                ignore()
+            } else if let name = navigationName(rel) {
+                startNavLink(ei, name, attrs)
+            } else {
+                ignore()
+            }
+        default:
+            ignore()
+        }
+    }
+
+    mutating func addMedia(_ ei: Int, _ key: StaticString, _ value: String, tag: Int) {
+        let k = out.key(key)
+        let v = out.bytes.count
+        out.string(value)
+        out.addMember(k, valueStart: v, tag: tag)
+    }
+
+    /// The navigation property name of a `rel` with the related-link prefix (nil otherwise),
+    /// as bytes of `rel` (which must outlive the result's use).
+    func navigationName(_ rel: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
+        let value = XMLRawAttributes.needsDecoding(rel) ? XMLRawAttributes.decoded(rel) : Array(rel)
+        let n = Self.relatedPrefix.utf8CodeUnitCount
+        let matches = value.withUnsafeBufferPointer { v in
+            if AtomBytes.isASCII(v) { return AtomBytes.hasPrefix(v, Self.relatedPrefix) }
+            // String semantics: a combining mark after the prefix's last "/" makes it no prefix.
+            let prefix = String(decoding: UnsafeBufferPointer(start: Self.relatedPrefix.utf8Start, count: n), as: UTF8.self)
+            return String(decoding: v, as: UTF8.self).hasPrefix(prefix)
+        }
+        return matches ? Array(value[n...]) : nil
+    }
+
+    mutating func openProperties(entry ei: Int, fromContent: Bool) {
+        let tag = entries[ei].nextTag
+        entries[ei].nextTag += 1
+        if fromContent { entries[ei].contentProperties = tag } else { entries[ei].directProperties = tag }
+        if !entries[ei].typeDecided { entries[ei].typeUsed = true }
+        var f = Frame(role: .properties, state: ei)
+        f.memberTag = tag
+        frames.append(f)
+    }
+
+    mutating func endEntry() {
+        guard let e = entries.popLast() else { return }
+        let propertiesTag = e.contentProperties >= 0 ? e.contentProperties : e.directProperties
+        let partsEnd = out.members.count
+        // Header members.
+        if let etag = e.etag {
+            out.addMember(out.key("@odata.etag"), value: etag, tag: Tag.header)
+        }
+        if e.termID >= 0 {
+            let info = terms[Int(e.termID)]
+            if info.resolved != e.declared?.qualifiedName || e.declared == nil {
+                let k = out.key("@odata.type")
+                let v = out.bytes.count
+                out.bytes.append(contentsOf: info.typeJSON)
+                out.addMember(k, valueStart: v, tag: Tag.header)
+            }
+        }
+        if let id = e.id, e.type == nil || !keysPresent(e, propertiesTag: propertiesTag, partsEnd: partsEnd) {
+            out.addMember(out.key("@odata.id"), value: id, tag: Tag.header)
+        }
+        // Output order: header, media (content types first, last first), properties, navigation.
+        out.selection.append(contentsOf: partsEnd..<out.members.count)
+        var i = partsEnd
+        while i > e.memberBase {
+            i -= 1
+            if out.members[i].tag == Tag.mediaType { out.selection.append(i) }
+        }
+        for tag in [Tag.media, propertiesTag, Tag.nav] where tag >= 0 {
+            for j in e.memberBase..<partsEnd where out.members[j].tag == tag { out.selection.append(j) }
+        }
+        let length = out.closeObject(at: e.rawStart, memberBase: e.memberBase)
+        let range = e.rawStart..<(e.rawStart + length)
+        if e.link >= 0 {
+            links[e.link].entrySeen = true
+            links[e.link].entryRange = range
+        } else if frames.isEmpty {
+            result = range
+        }
+    }
+
+    /// True when every key property of the entry's type is among its properties and inline
+    /// navigation members.
+    func keysPresent(_ e: EntryState, propertiesTag: Int, partsEnd: Int) -> Bool {
+        guard let type = e.type else { return false }
+        for name in type.keyNames {
+            var found = false
+            for j in e.memberBase..<partsEnd {
+                let tag = out.members[j].tag
+                if (tag == propertiesTag || tag == Tag.nav) && out.memberKey(j, equals: name) { found = true; break }
+            }
+            if !found { return false }
+        }
+        return true
+    }
+
+    // MARK: Navigation links
+
+    mutating func startNavLink(_ ei: Int, _ name: [UInt8], _ attrs: XMLRawAttributes) {
+        let key = name.withUnsafeBufferPointer { out.key($0) }
+        let member = name.withUnsafeBufferPointer { self.member(entries[ei].type, $0) }
+        var hint = false
+        if let t = attrs.raw("type") {
+            let value = XMLRawAttributes.needsDecoding(t) ? XMLRawAttributes.decoded(t) : Array(t)
+            hint = value.withUnsafeBufferPointer { v in
+                AtomBytes.isASCII(v) ? AtomBytes.contains(v, "type=feed")
+                    : String(decoding: v, as: UTF8.self).contains("type=feed")
+            }
+        }
+        links.append(LinkState(entry: ei, key: key, member: member, isFeedHint: hint))
+        frames.append(Frame(role: .navLink, state: links.count - 1))
+    }
+
+    mutating func startInline(link li: Int) {
+        let ei = links[li].entry
+        if !entries[ei].typeDecided { entries[ei].typeUsed = true }
+        let member = links[li].member
+        if case .navigation(let t)? = member?.kind { links[li].target = index?.type(t) }
+        links[li].isFeed = member?.isCollection ?? links[li].isFeedHint
+        links[li].sawInline = true
+        frames.append(Frame(role: .inline, state: li))
+    }
+
+    mutating func inlineChild(_ li: Int, _ ns: AtomNamespace, _ el: AtomElementName, _ attrs: XMLRawAttributes) {
+        guard ns == .atom, !links[li].feedSeen else { return ignore() }
+        let base = entries[links[li].entry].base
+        if el == .feed {
+            startFeed(attrs, declared: links[li].target, base: base, link: li)
+        } else if el == .entry && !links[li].entrySeen {
+            startEntry(attrs, declared: links[li].target, base: base, link: li)
+        } else {
+            ignore()
+        }
+    }
+
+    mutating func endNavLink() {
+        guard let l = links.popLast(), l.sawInline else { return }
+        if l.feedSeen {
+            if let c = l.feedCount {
+                let k = suffixedKey(l.key, "@odata.count")
+                let v = out.bytes.count
+                out.bytes.append(contentsOf: String(c).utf8)
+                out.addMember(k, valueStart: v, tag: Tag.nav)
+            }
+            if let n = l.feedNext {
+                let k = suffixedKey(l.key, "@odata.nextLink")
+                let v = out.bytes.count
+                out.string(n)
+                out.addMember(k, valueStart: v, tag: Tag.nav)
+            }
+            out.addMember(l.key, value: l.feedRange, tag: Tag.nav)
+        } else if l.entrySeen {
+            out.addMember(l.key, value: l.entryRange, tag: Tag.nav)
+        } else {
+            let v = out.bytes.count
+            out.ascii(l.isFeed ? "[]" : "null")
+            out.addMember(l.key, valueStart: v, tag: Tag.nav)
+        }
+    }
+
+    /// Writes the key `<name><suffix>` for the navigation key `name`.
+    mutating func suffixedKey(_ name: (start: Int, count: Int, ascii: Bool),
+                              _ suffix: StaticString) -> (start: Int, count: Int, ascii: Bool) {
+        let copy = Array(out.bytes[name.start..<(name.start + name.count)])
+        let start = out.bytes.count
+        out.bytes.append(contentsOf: copy)
+        out.ascii(suffix)
+        return (start, out.bytes.count - start, name.ascii)
+    }
+}

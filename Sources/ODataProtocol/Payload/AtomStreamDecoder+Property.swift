@@ -1,0 +1,78 @@
+/// Property values (`d:` elements) of the streaming Atom decoder.
+///
+/// `m:null="true"` is null; `m:type` (or the model) gives the kind. A collection is an array
+/// of its `d:` children; a structured value an object of its `d:` children (with
+/// `@odata.type` when there is no model); a primitive the conversion of its string value
+/// (`AtomLiteral`); without a type, an element with children is an object and one without a
+/// string (Atom's default type is Edm.String).
+extension AtomStreamDecoder {
+    /// Where a property value goes.
+    enum Parent {
+        /// A member of the object being built, with this tag.
+        case member(Int)
+        /// An element of a collection (the comma is already written).
+        case element
+        /// The root value of a property response.
+        case root
+    }
+
+    mutating func startProperty(_ local: UnsafeBufferPointer<UInt8>, _ attrs: XMLRawAttributes, member: PayloadMember?,
+                                parent: Parent) {
+        var f = Frame(role: .nullValue)
+        if case .member(let tag) = parent {
+            f.key = out.key(local)
+            f.memberTag = tag
+        }
+        f.valueStart = out.bytes.count
+        if let null = attrs.raw("null", namespace: Self.metadataURI), AtomBytes.equal(null, "true") {
+            out.ascii("null")
+            frames.append(f)
+            skipDepth = depth
+            return
+        }
+        var kind = member?.kind
+        var collection = member?.isCollection ?? false
+        let typeAttribute = attrs.raw("type", namespace: Self.metadataURI)
+        if let t = typeAttribute {
+            let annotated = annotatedKind(t)
+            if case .unknown = annotated.0 {} else { kind = annotated.0 }
+            collection = annotated.1 || collection
+        }
+        if collection {
+            f.role = .collectionValue
+            f.elementKind = kind
+            frames.append(f)
+            out.byte(UInt8(ascii: "["))
+            return
+        }
+        switch kind {
+        case .structured(let name)?:
+            f.role = .complexValue
+            f.type = index?.type(name)
+            f.memberBase = out.members.count
+            frames.append(f)
+            if index == nil, let t = typeAttribute { addTypeAnnotation(XMLRawAttributes.string(t)) }
+        case .primitive(let k)?:
+            f.role = .primitiveValue
+            f.primitive = k
+            frames.append(f)
+            skipDepth = depth
+            text.begin()
+        default:
+            f.role = .untypedValue
+            if index == nil, let t = typeAttribute { f.typeName = XMLRawAttributes.string(t) }
+            frames.append(f)
+            text.begin()
+        }
+    }
+
+    /// A property value is complete at the end of `bytes`: record it in its parent.
+    @inline(__always)
+    mutating func endValue(_ f: Frame) {
+        if let key = f.key {
+            out.addMember(key, valueStart: f.valueStart, tag: f.memberTag)
+        } else if frames.isEmpty {
+            result = f.valueStart..<out.bytes.count
+        }
+    }
+}
