@@ -40,18 +40,30 @@ enum AtomDecoder {
     }
 }
 
-/// Hands libxml2's events to an `AtomStreamDecoder` (kept in one stored property so that an
-/// event costs one exclusivity check, not one per field the decoder touches).
+/// Hands libxml2's events to an `AtomStreamDecoder`. The decoder lives behind a pointer the
+/// sink owns: reaching it costs no dynamic exclusivity check per event (a stored property of a
+/// class would), and nothing else can reach it while the session runs.
 final class AtomEventSink: XMLRawEventSink {
-    var decoder: AtomStreamDecoder
+    private let state: UnsafeMutablePointer<AtomStreamDecoder>
 
-    init(_ decoder: AtomStreamDecoder) { self.decoder = decoder }
-
-    func startElement(localName: UnsafePointer<UInt8>?, namespace: UnsafePointer<UInt8>?, attributes: XMLRawAttributes) {
-        decoder.start(localName, namespace, attributes)
+    init(_ decoder: AtomStreamDecoder) {
+        state = .allocate(capacity: 1)
+        state.initialize(to: decoder)
     }
 
-    func endElement() { decoder.end() }
+    deinit {
+        state.deinitialize(count: 1)
+        state.deallocate()
+    }
 
-    func characters(_ chunk: UnsafeBufferPointer<UInt8>) { decoder.characters(chunk) }
+    /// The decoder (read once the session is done).
+    var decoder: AtomStreamDecoder { state.pointee }
+
+    func startElement(localName: UnsafePointer<UInt8>?, namespace: UnsafePointer<UInt8>?, attributes: XMLRawAttributes) {
+        state.pointee.start(localName, namespace, attributes)
+    }
+
+    func endElement() { state.pointee.end() }
+
+    func characters(_ chunk: UnsafeBufferPointer<UInt8>) { state.pointee.characters(chunk) }
 }

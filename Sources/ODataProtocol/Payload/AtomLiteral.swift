@@ -25,11 +25,68 @@ enum AtomLiteral {
             if AtomBytes.equal(t, "true") || AtomBytes.equal(t, "1") { out.append(contentsOf: "true".utf8) }
             else if AtomBytes.equal(t, "false") || AtomBytes.equal(t, "0") { out.append(contentsOf: "false".utf8) }
             else { string(text, into: &out) }
-        case .dateTime, .time, .binary:
+        case .dateTime:
+            // EdmLiteral.epochMillis(fromISO:) accepts it without an offset: V2's UTC wall time.
+            string(text, into: &out)
+            if isLocalISODateTime(text) {
+                out.removeLast()
+                out.append(contentsOf: "Z\"".utf8)
+            }
+        case .time, .binary:
             value(String(decoding: text, as: UTF8.self), kind).write(into: &out)
         default:
             string(text, into: &out)
         }
+    }
+
+    /// True when `EdmLiteral.epochMillis(fromISO:)` reads `b` (ASCII) as a date and time with no
+    /// offset: `[-]yyyy-mm-ddThh:mm[:ss[.f...]]`, fields in range. The same grammar, on the bytes.
+    static func isLocalISODateTime(_ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        let n = b.count
+        var i = 0
+        func num(_ k: Int) -> Int? {
+            guard i + k <= n else { return nil }
+            var v = 0
+            for j in 0..<k {
+                let d = Int(b[i + j]) - 48
+                guard d >= 0 && d < 10 else { return nil }
+                v = v * 10 + d
+            }
+            i += k
+            return v
+        }
+        func lit(_ c: UInt8) -> Bool {
+            guard i < n, b[i] == c else { return false }
+            i += 1
+            return true
+        }
+        _ = lit(UInt8(ascii: "-"))
+        // The year: at least four digits that fit an Int.
+        let yStart = i
+        var year = 0, overflow = false
+        while i < n, b[i] &- 48 < 10 {
+            let (m, o1) = year.multipliedReportingOverflow(by: 10)
+            let (a, o2) = m.addingReportingOverflow(Int(b[i] &- 48))
+            overflow = overflow || o1 || o2
+            year = a
+            i += 1
+        }
+        guard i - yStart >= 4, !overflow else { return false }
+        guard lit(UInt8(ascii: "-")), let mo = num(2), lit(UInt8(ascii: "-")), let d = num(2),
+              lit(UInt8(ascii: "T")) || lit(UInt8(ascii: "t")), let h = num(2), lit(UInt8(ascii: ":")), let mi = num(2)
+        else { return false }
+        var sec = 0
+        if lit(UInt8(ascii: ":")) {
+            guard let sv = num(2) else { return false }
+            sec = sv
+            if lit(UInt8(ascii: ".")) {
+                let fStart = i
+                while i < n, b[i] &- 48 < 10 { i += 1 }
+                guard i > fStart else { return false }
+            }
+        }
+        guard (1...12).contains(mo), (1...31).contains(d), h <= 24, mi < 60, sec < 61 else { return false }
+        return i == n  // a Z or an offset would be left over
     }
 
     /// `"text"`, escaped.
@@ -70,6 +127,36 @@ enum AtomLiteral {
         default:
             return .string(text)
         }
+    }
+
+    /// Writes `resolve(href, against: base)` as a JSON string; ASCII values are resolved on the
+    /// bytes (where byte and `String` semantics agree), others through `resolve`.
+    static func writeResolved(_ href: UnsafeBufferPointer<UInt8>, against base: String, into out: inout [UInt8]) {
+        var base = base
+        let done: Bool = base.withUTF8 { b in
+            guard AtomBytes.isASCII(b), AtomBytes.isASCII(href) else { return false }
+            out.append(UInt8(ascii: "\""))
+            defer { out.append(UInt8(ascii: "\"")) }
+            if b.isEmpty || AtomBytes.contains(href, "://") {
+                JSONWriter.writeEscaped(href, into: &out)
+                return true
+            }
+            if href.first == UInt8(ascii: "/") {
+                // Absolute path: keep the scheme and authority of the base.
+                if let scheme = AtomBytes.firstIndex(of: "://", in: b),
+                   let slash = b[(scheme + 3)...].firstIndex(of: UInt8(ascii: "/")) {
+                    JSONWriter.writeEscaped(UnsafeBufferPointer(rebasing: b[..<slash]), into: &out)
+                }
+                JSONWriter.writeEscaped(href, into: &out)
+                return true
+            }
+            if let slash = b.lastIndex(of: UInt8(ascii: "/")) {
+                JSONWriter.writeEscaped(UnsafeBufferPointer(rebasing: b[...slash]), into: &out)
+            }
+            JSONWriter.writeEscaped(href, into: &out)
+            return true
+        }
+        if !done { JSONWriter.writeString(resolve(String(decoding: href, as: UTF8.self), against: base), into: &out) }
     }
 
     /// `href` resolved against `base` (absolute URLs and absent bases leave it unchanged).

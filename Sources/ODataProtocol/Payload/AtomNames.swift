@@ -107,6 +107,18 @@ enum AtomBytes {
         return false
     }
 
+    /// The offset of the first occurrence of `needle` in `b`.
+    static func firstIndex(of needle: StaticString, in b: UnsafeBufferPointer<UInt8>) -> Int? {
+        let m = needle.utf8CodeUnitCount
+        guard let p = b.baseAddress, b.count >= m else { return nil }
+        var i = 0
+        while i + m <= b.count {
+            if memcmp(p + i, needle.utf8Start, m) == 0 { return i }
+            i += 1
+        }
+        return nil
+    }
+
     /// `b` without leading and trailing spaces and tabs (ASCII input: the same as
     /// `MultipartReader.trim`).
     @inline(__always)

@@ -112,9 +112,8 @@ extension AtomStreamDecoder {
             capture(.entryId, state: ei)
         case .content:
             if let src = attrs.raw("src") {
-                addMedia(ei, "@odata.mediaReadLink", AtomLiteral.resolve(XMLRawAttributes.string(src), against: entries[ei].base),
-                         tag: Tag.media)
-                if let t = attrs.raw("type") { addMedia(ei, "@odata.mediaContentType", XMLRawAttributes.string(t), tag: Tag.mediaType) }
+                addMediaLink(ei, "@odata.mediaReadLink", src)
+                if let t = attrs.raw("type") { addMedia(ei, "@odata.mediaContentType", t, tag: Tag.mediaType) }
                 ignore()
             } else {
                 frames.append(Frame(role: .content, state: ei))
@@ -122,10 +121,9 @@ extension AtomStreamDecoder {
         case .link:
             guard let rel = attrs.raw("rel") else { return ignore() }
             if AtomBytes.equal(rel, "edit-media"), let href = attrs.raw("href") {
-                addMedia(ei, "@odata.mediaEditLink", AtomLiteral.resolve(XMLRawAttributes.string(href), against: entries[ei].base),
-                         tag: Tag.media)
+                addMediaLink(ei, "@odata.mediaEditLink", href)
                 if let me = attrs.raw("etag", namespace: Self.metadataURI) {
-                    addMedia(ei, "@odata.mediaEtag", XMLRawAttributes.string(me), tag: Tag.media)
+                    addMedia(ei, "@odata.mediaEtag", me, tag: Tag.media)
                 }
                 ignore()
             } else if let name = navigationName(rel) {
@@ -138,11 +136,30 @@ extension AtomStreamDecoder {
         }
     }
 
-    mutating func addMedia(_ ei: Int, _ key: StaticString, _ value: String, tag: Int) {
+    /// A media member whose value is the attribute value `raw`.
+    mutating func addMedia(_ ei: Int, _ key: StaticString, _ raw: UnsafeBufferPointer<UInt8>, tag: Int) {
         let k = out.key(key)
         let v = out.bytes.count
-        out.string(value)
+        if XMLRawAttributes.needsDecoding(raw) {
+            XMLRawAttributes.decoded(raw).withUnsafeBufferPointer { out.string($0) }
+        } else {
+            out.string(raw)
+        }
         out.addMember(k, valueStart: v, tag: tag)
+    }
+
+    /// A media link member: the attribute value `raw` resolved against the entry's base.
+    mutating func addMediaLink(_ ei: Int, _ key: StaticString, _ raw: UnsafeBufferPointer<UInt8>) {
+        let k = out.key(key)
+        let v = out.bytes.count
+        if XMLRawAttributes.needsDecoding(raw) {
+            XMLRawAttributes.decoded(raw).withUnsafeBufferPointer {
+                AtomLiteral.writeResolved($0, against: entries[ei].base, into: &out.bytes)
+            }
+        } else {
+            AtomLiteral.writeResolved(raw, against: entries[ei].base, into: &out.bytes)
+        }
+        out.addMember(k, valueStart: v, tag: Tag.media)
     }
 
     /// The navigation property name of a `rel` with the related-link prefix (nil otherwise),

@@ -153,6 +153,37 @@ import Foundation
         }
     }
 
+    /// The byte fast paths of `AtomLiteral.write` against its `String` conversion, for every
+    /// character data of the Atom fixtures and variants of it, in every primitive kind.
+    @Test func literalConversions() throws {
+        var texts = Set<String>()
+        for (_, body) in try Self.atomFixtures() {
+            for piece in String(decoding: body, as: UTF8.self).split(separator: "<") {
+                guard let gt = piece.firstIndex(of: ">") else { continue }
+                texts.insert(String(piece[piece.index(after: gt)...]))
+            }
+        }
+        var variants: [String] = ["1", "-0", "007", "1.5E+10", "NaN", "-INF", "true", "0", " false ", "1999-01-01T00:00",
+                                  "1999-13-01T00:00", "99999999999999999999-01-01T00:00:00", "-0001-01-01T00:00:00.123",
+                                  "2000-02-30T24:00:60", "PT13H20M", "AQID", "AQ-_"]
+        for t in texts {
+            let more: [String] = [t, " " + t, t + "\t", t + "Z", t + "z", t + ".5", t + ".", t + "+01:00", "-" + t, "+" + t,
+                                  t + "e5", t + "E-2", "0" + t, "." + t, t + "d", String(t.dropLast()), String(t.dropLast(3)),
+                                  t + ":60", t + "é", "\u{212A}" + t]
+            variants += more
+        }
+        #expect(variants.count > 1000)
+        for t in variants {
+            for kind in EdmPrimitiveKind.allCases {
+                var fast: [UInt8] = []
+                Array(t.utf8).withUnsafeBufferPointer { AtomLiteral.write($0, kind, into: &fast) }
+                var reference: [UInt8] = []
+                AtomLiteral.value(t, kind).write(into: &reference)
+                #expect(fast == reference, "\(kind) \(t.debugDescription)")
+            }
+        }
+    }
+
     @Test func seededMutants() throws {
         let inputs = try Self.atomFixtures().map(\.1).filter { $0.count < 40_000 }
         var rng = MutationFuzzTests.Rng(state: 0x57EA)
