@@ -19,6 +19,13 @@ struct AtomMember {
     var keyIsASCII: Bool
 }
 
+/// An escaped key written into `AtomJSONBuffer.bytes`.
+struct AtomKey {
+    var start: Int
+    var count: Int
+    var isASCII: Bool
+}
+
 /// The output of the streaming Atom decoder: JSON bytes, and the members of the objects still
 /// open, whose order and duplicates are only settled when the object closes.
 ///
@@ -29,73 +36,55 @@ struct AtomMember {
 ///
 /// One instance per decode; not thread-safe.
 struct AtomJSONBuffer {
-    var bytes: [UInt8] = []
+    var bytes: AtomByteWriter
     var members: [AtomMember] = []
     /// Indices into `members` of the object to close, in output order (filled by the caller).
     var selection: [Int] = []
     private var kept: [AtomMember] = []
-    private var scratch: [UInt8] = []
 
     init(capacity: Int) {
-        bytes.reserveCapacity(capacity)
+        bytes = AtomByteWriter(capacity: capacity)
         members.reserveCapacity(64)
         selection.reserveCapacity(64)
         kept.reserveCapacity(64)
-        scratch.reserveCapacity(1024)
     }
 
-    @inline(__always) mutating func byte(_ b: UInt8) { bytes.append(b) }
-
-    @inline(__always) mutating func ascii(_ s: StaticString) {
-        bytes.append(contentsOf: UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
-    }
-
-    /// `"text"`, escaped.
-    @inline(__always) mutating func string(_ text: UnsafeBufferPointer<UInt8>) {
-        AtomLiteral.string(text, into: &bytes)
-    }
-
-    mutating func string(_ text: String) { JSONWriter.writeString(text, into: &bytes) }
-
-    /// Writes an escaped key (no quotes) and returns its span and whether it is ASCII.
-    mutating func key(_ name: UnsafeBufferPointer<UInt8>) -> (start: Int, count: Int, ascii: Bool) {
+    /// Writes an escaped key (no quotes).
+    mutating func key(_ name: UnsafeBufferPointer<UInt8>) -> AtomKey {
         let start = bytes.count
-        JSONWriter.writeEscaped(name, into: &bytes)
-        return (start, bytes.count - start, AtomBytes.isASCII(name))
+        bytes.appendEscaped(name)
+        return AtomKey(start: start, count: bytes.count - start, isASCII: AtomBytes.isASCII(name))
     }
 
-    mutating func key(_ name: StaticString) -> (start: Int, count: Int, ascii: Bool) {
+    mutating func key(_ name: StaticString) -> AtomKey {
         let start = bytes.count
-        ascii(name)
-        return (start, name.utf8CodeUnitCount, true)
+        bytes.append(name)
+        return AtomKey(start: start, count: name.utf8CodeUnitCount, isASCII: true)
     }
 
-    /// Records a member whose key was written by `key(_:)` and whose value spans from
-    /// `valueStart` to the end of `bytes`.
+    /// Records a member whose value spans from `valueStart` to the end of `bytes`.
     @inline(__always)
-    mutating func addMember(_ key: (start: Int, count: Int, ascii: Bool), valueStart: Int, tag: Int) {
+    mutating func addMember(_ key: AtomKey, valueStart: Int, tag: Int) {
         members.append(AtomMember(keyStart: key.start, keyCount: key.count, valueStart: valueStart,
-                                  valueCount: bytes.count - valueStart, tag: tag, keyIsASCII: key.ascii))
+                                  valueCount: bytes.count - valueStart, tag: tag, keyIsASCII: key.isASCII))
     }
 
-    /// Records a member whose key was written by `key(_:)` and whose value is `value`.
+    /// Records a member whose value is `value`.
     @inline(__always)
-    mutating func addMember(_ key: (start: Int, count: Int, ascii: Bool), value: Range<Int>, tag: Int) {
+    mutating func addMember(_ key: AtomKey, value: Range<Int>, tag: Int) {
         members.append(AtomMember(keyStart: key.start, keyCount: key.count, valueStart: value.lowerBound,
-                                  valueCount: value.count, tag: tag, keyIsASCII: key.ascii))
+                                  valueCount: value.count, tag: tag, keyIsASCII: key.isASCII))
     }
 
     /// True when the key of member `i` spells `name` (as `String` equality would say).
     func memberKey(_ i: Int, equals name: String) -> Bool {
         let m = members[i]
+        let k = bytes.span(m.keyStart..<(m.keyStart + m.keyCount))
         var name = name
         return name.withUTF8 { n in
-            bytes.withUnsafeBufferPointer { b in
-                let k = UnsafeBufferPointer(rebasing: b[m.keyStart..<(m.keyStart + m.keyCount)])
-                if k.count == n.count, k.elementsEqual(n) { return true }
-                if m.keyIsASCII && AtomBytes.isASCII(n) { return false }
-                return String(decoding: k, as: UTF8.self) == String(decoding: n, as: UTF8.self)
-            }
+            if k.count == n.count, k.elementsEqual(n) { return true }
+            if m.keyIsASCII && AtomBytes.isASCII(n) { return false }
+            return String(decoding: k, as: UTF8.self) == String(decoding: n, as: UTF8.self)
         }
     }
 
@@ -109,65 +98,59 @@ struct AtomJSONBuffer {
         if allASCII {
             for i in selection where !members[i].keyIsASCII { allASCII = false; break }
         }
+        let base = bytes.base
         if allASCII {
             // Small ASCII objects: compare key bytes.
-            bytes.withUnsafeBufferPointer { b in
-                guard let base = b.baseAddress else { return }
-                for i in selection {
-                    let m = members[i]
-                    var j = 0
-                    var found = false
-                    while j < kept.count {
-                        let k = kept[j]
-                        if k.keyCount == m.keyCount, memcmp(base + k.keyStart, base + m.keyStart, m.keyCount) == 0 {
-                            kept[j].valueStart = m.valueStart
-                            kept[j].valueCount = m.valueCount
-                            found = true
-                            break
-                        }
-                        j += 1
+            for i in selection {
+                let m = members[i]
+                var j = 0
+                var found = false
+                while j < kept.count {
+                    let k = kept[j]
+                    if k.keyCount == m.keyCount, memcmp(base + k.keyStart, base + m.keyStart, m.keyCount) == 0 {
+                        kept[j].valueStart = m.valueStart
+                        kept[j].valueCount = m.valueCount
+                        found = true
+                        break
                     }
-                    if !found { kept.append(m) }
+                    j += 1
                 }
+                if !found { kept.append(m) }
             }
         } else {
             // Large objects or non-ASCII keys: `String` keys, so that duplicates are found as
             // `JSONObject` finds them (canonical equivalence) and in linear time.
             var positions: [String: Int] = [:]
-            bytes.withUnsafeBufferPointer { b in
-                for i in selection {
-                    let m = members[i]
-                    let k = String(decoding: UnsafeBufferPointer(rebasing: b[m.keyStart..<(m.keyStart + m.keyCount)]),
-                                   as: UTF8.self)
-                    if let j = positions[k] {
-                        kept[j].valueStart = m.valueStart
-                        kept[j].valueCount = m.valueCount
-                    } else {
-                        positions[k] = kept.count
-                        kept.append(m)
-                    }
+            for i in selection {
+                let m = members[i]
+                let k = bytes.string(m.keyStart..<(m.keyStart + m.keyCount))
+                if let j = positions[k] {
+                    kept[j].valueStart = m.valueStart
+                    kept[j].valueCount = m.valueCount
+                } else {
+                    positions[k] = kept.count
+                    kept.append(m)
                 }
             }
         }
-        scratch.removeAll(keepingCapacity: true)
-        scratch.append(UInt8(ascii: "{"))
-        bytes.withUnsafeBufferPointer { b in
-            var first = true
-            for m in kept {
-                if !first { scratch.append(UInt8(ascii: ",")) }
-                first = false
-                scratch.append(UInt8(ascii: "\""))
-                scratch.append(contentsOf: UnsafeBufferPointer(rebasing: b[m.keyStart..<(m.keyStart + m.keyCount)]))
-                scratch.append(UInt8(ascii: "\""))
-                scratch.append(UInt8(ascii: ":"))
-                scratch.append(contentsOf: UnsafeBufferPointer(rebasing: b[m.valueStart..<(m.valueStart + m.valueCount)]))
-            }
+        // Written after the parts, then moved down over them.
+        let objectStart = bytes.count
+        bytes.append(UInt8(ascii: "{"))
+        var first = true
+        for m in kept {
+            if !first { bytes.append(UInt8(ascii: ",")) }
+            first = false
+            bytes.append(UInt8(ascii: "\""))
+            bytes.appendCopy(from: m.keyStart, count: m.keyCount)
+            bytes.append(UInt8(ascii: "\""))
+            bytes.append(UInt8(ascii: ":"))
+            bytes.appendCopy(from: m.valueStart, count: m.valueCount)
         }
-        scratch.append(UInt8(ascii: "}"))
-        bytes.removeSubrange(start...)
-        bytes.append(contentsOf: scratch)
+        bytes.append(UInt8(ascii: "}"))
+        let length = bytes.count - objectStart
+        bytes.moveTail(from: objectStart, to: start)
         members.removeSubrange(memberBase...)
         selection.removeAll(keepingCapacity: true)
-        return scratch.count
+        return length
     }
 }

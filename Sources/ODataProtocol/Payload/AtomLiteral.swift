@@ -5,38 +5,42 @@ enum AtomLiteral {
     /// Writes the canonical JSON value of `text` (UTF-8, an element's character data) typed
     /// as `kind`. ASCII text is converted on the bytes; other text goes through `value(_:_:)`,
     /// whose `String` semantics (grapheme clusters when trimming) it then keeps exactly.
-    static func write(_ text: UnsafeBufferPointer<UInt8>, _ kind: EdmPrimitiveKind, into out: inout [UInt8]) {
-        guard AtomBytes.isASCII(text) else {
-            return value(String(decoding: text, as: UTF8.self), kind).write(into: &out)
-        }
+    static func write(_ text: UnsafeBufferPointer<UInt8>, _ kind: EdmPrimitiveKind, into out: inout AtomByteWriter) {
+        guard AtomBytes.isASCII(text) else { return slow(text, kind, into: &out) }
         switch kind {
         case .int16, .int32, .byte, .sbyte:
             let t = AtomBytes.trimmed(text)
-            if AtomBytes.isJSONNumber(t, integer: true) { out.append(contentsOf: t) } else { string(text, into: &out) }
+            if AtomBytes.isJSONNumber(t, integer: true) { out.append(t) } else { out.appendString(text) }
         case .int64, .decimal:
-            string(AtomBytes.trimmed(text), into: &out)
+            out.appendString(AtomBytes.trimmed(text))
         case .double, .single:
             let t = AtomBytes.trimmed(text)
             // A JSON number is its own canonical form (EdmLiteral.floatLiteral leaves it as it is).
-            if AtomBytes.isJSONNumber(t, integer: false) { out.append(contentsOf: t) }
-            else { value(String(decoding: text, as: UTF8.self), kind).write(into: &out) }
+            if AtomBytes.isJSONNumber(t, integer: false) { out.append(t) } else { slow(text, kind, into: &out) }
         case .boolean:
             let t = AtomBytes.trimmed(text)
-            if AtomBytes.equal(t, "true") || AtomBytes.equal(t, "1") { out.append(contentsOf: "true".utf8) }
-            else if AtomBytes.equal(t, "false") || AtomBytes.equal(t, "0") { out.append(contentsOf: "false".utf8) }
-            else { string(text, into: &out) }
+            if AtomBytes.equal(t, "true") || AtomBytes.equal(t, "1") { out.append("true") }
+            else if AtomBytes.equal(t, "false") || AtomBytes.equal(t, "0") { out.append("false") }
+            else { out.appendString(text) }
         case .dateTime:
             // EdmLiteral.epochMillis(fromISO:) accepts it without an offset: V2's UTC wall time.
-            string(text, into: &out)
+            out.appendString(text)
             if isLocalISODateTime(text) {
-                out.removeLast()
-                out.append(contentsOf: "Z\"".utf8)
+                out.truncate(to: out.count - 1)
+                out.append("Z\"")
             }
         case .time, .binary:
-            value(String(decoding: text, as: UTF8.self), kind).write(into: &out)
+            slow(text, kind, into: &out)
         default:
-            string(text, into: &out)
+            out.appendString(text)
         }
+    }
+
+    /// Through `value(_:_:)`.
+    static func slow(_ text: UnsafeBufferPointer<UInt8>, _ kind: EdmPrimitiveKind, into out: inout AtomByteWriter) {
+        var json: [UInt8] = []
+        value(String(decoding: text, as: UTF8.self), kind).write(into: &json)
+        out.append(json)
     }
 
     /// True when `EdmLiteral.epochMillis(fromISO:)` reads `b` (ASCII) as a date and time with no
@@ -89,14 +93,6 @@ enum AtomLiteral {
         return i == n  // a Z or an offset would be left over
     }
 
-    /// `"text"`, escaped.
-    @inline(__always)
-    static func string(_ text: UnsafeBufferPointer<UInt8>, into out: inout [UInt8]) {
-        out.append(UInt8(ascii: "\""))
-        JSONWriter.writeEscaped(text, into: &out)
-        out.append(UInt8(ascii: "\""))
-    }
-
     /// XML literal text to the canonical JSON form of `kind` (the reference conversion).
     static func value(_ text: String, _ kind: EdmPrimitiveKind) -> JSONValue {
         switch kind {
@@ -131,32 +127,32 @@ enum AtomLiteral {
 
     /// Writes `resolve(href, against: base)` as a JSON string; ASCII values are resolved on the
     /// bytes (where byte and `String` semantics agree), others through `resolve`.
-    static func writeResolved(_ href: UnsafeBufferPointer<UInt8>, against base: String, into out: inout [UInt8]) {
+    static func writeResolved(_ href: UnsafeBufferPointer<UInt8>, against base: String, into out: inout AtomByteWriter) {
         var base = base
         let done: Bool = base.withUTF8 { b in
             guard AtomBytes.isASCII(b), AtomBytes.isASCII(href) else { return false }
             out.append(UInt8(ascii: "\""))
             defer { out.append(UInt8(ascii: "\"")) }
             if b.isEmpty || AtomBytes.contains(href, "://") {
-                JSONWriter.writeEscaped(href, into: &out)
+                out.appendEscaped(href)
                 return true
             }
             if href.first == UInt8(ascii: "/") {
                 // Absolute path: keep the scheme and authority of the base.
                 if let scheme = AtomBytes.firstIndex(of: "://", in: b),
                    let slash = b[(scheme + 3)...].firstIndex(of: UInt8(ascii: "/")) {
-                    JSONWriter.writeEscaped(UnsafeBufferPointer(rebasing: b[..<slash]), into: &out)
+                    out.appendEscaped(UnsafeBufferPointer(rebasing: b[..<slash]))
                 }
-                JSONWriter.writeEscaped(href, into: &out)
+                out.appendEscaped(href)
                 return true
             }
             if let slash = b.lastIndex(of: UInt8(ascii: "/")) {
-                JSONWriter.writeEscaped(UnsafeBufferPointer(rebasing: b[...slash]), into: &out)
+                out.appendEscaped(UnsafeBufferPointer(rebasing: b[...slash]))
             }
-            JSONWriter.writeEscaped(href, into: &out)
+            out.appendEscaped(href)
             return true
         }
-        if !done { JSONWriter.writeString(resolve(String(decoding: href, as: UTF8.self), against: base), into: &out) }
+        if !done { out.appendString(resolve(String(decoding: href, as: UTF8.self), against: base)) }
     }
 
     /// `href` resolved against `base` (absolute URLs and absent bases leave it unchanged).

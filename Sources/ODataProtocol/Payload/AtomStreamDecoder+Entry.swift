@@ -13,24 +13,24 @@ extension AtomStreamDecoder {
         let base = xmlBase(attrs).map { AtomLiteral.resolve($0, against: base) } ?? base
         feeds.append(FeedState(declared: declared, base: base, arrayStart: out.bytes.count, link: link))
         frames.append(Frame(role: .feed, state: feeds.count - 1))
-        out.byte(UInt8(ascii: "["))
+        out.bytes.append(UInt8(ascii: "["))
     }
 
     mutating func feedChild(_ fi: Int, _ ns: AtomNamespace, _ el: AtomElementName, _ attrs: XMLRawAttributes) {
         switch (ns, el) {
         case (.atom, .entry):
-            if feeds[fi].items > 0 { out.byte(UInt8(ascii: ",")) }
+            if feeds[fi].items > 0 { out.bytes.append(UInt8(ascii: ",")) }
             feeds[fi].items += 1
             startEntry(attrs, declared: feeds[fi].declared, base: feeds[fi].base, link: -1)
         case (.tombstones, .deletedEntry):
-            if feeds[fi].items > 0 { out.byte(UInt8(ascii: ",")) }
+            if feeds[fi].items > 0 { out.bytes.append(UInt8(ascii: ",")) }
             feeds[fi].items += 1
-            out.ascii(#"{"@odata.removed":{"reason":"deleted"}"#)
+            out.bytes.append(#"{"@odata.removed":{"reason":"deleted"}"#)
             if let ref = attrs.raw("ref") {
-                out.ascii(#","@odata.id":"#)
-                out.string(XMLRawAttributes.string(ref))
+                out.bytes.append(#","@odata.id":"#)
+                out.bytes.appendString(XMLRawAttributes.string(ref))
             }
-            out.byte(UInt8(ascii: "}"))
+            out.bytes.append(UInt8(ascii: "}"))
             ignore()
         case (.metadata, .count):
             capture(.feedCount, state: fi)
@@ -50,7 +50,7 @@ extension AtomStreamDecoder {
     }
 
     mutating func endFeed() {
-        out.byte(UInt8(ascii: "]"))
+        out.bytes.append(UInt8(ascii: "]"))
         guard let feed = feeds.popLast() else { return }
         let range = feed.arrayStart..<out.bytes.count
         if feed.link >= 0 {
@@ -76,7 +76,7 @@ extension AtomStreamDecoder {
         if let etag = attrs.raw("etag", namespace: Self.metadataURI) {
             let value = XMLRawAttributes.string(etag)
             let start = out.bytes.count
-            out.string(value)
+            out.bytes.appendString(value)
             e.etag = start..<out.bytes.count
             if frames.isEmpty { rootEtag = value }
         }
@@ -141,9 +141,9 @@ extension AtomStreamDecoder {
         let k = out.key(key)
         let v = out.bytes.count
         if XMLRawAttributes.needsDecoding(raw) {
-            XMLRawAttributes.decoded(raw).withUnsafeBufferPointer { out.string($0) }
+            XMLRawAttributes.decoded(raw).withUnsafeBufferPointer { out.bytes.appendString($0) }
         } else {
-            out.string(raw)
+            out.bytes.appendString(raw)
         }
         out.addMember(k, valueStart: v, tag: tag)
     }
@@ -199,7 +199,7 @@ extension AtomStreamDecoder {
             if info.resolved != e.declared?.qualifiedName || e.declared == nil {
                 let k = out.key("@odata.type")
                 let v = out.bytes.count
-                out.bytes.append(contentsOf: info.typeJSON)
+                out.bytes.append(info.typeJSON)
                 out.addMember(k, valueStart: v, tag: Tag.header)
             }
         }
@@ -286,13 +286,13 @@ extension AtomStreamDecoder {
             if let c = l.feedCount {
                 let k = suffixedKey(l.key, "@odata.count")
                 let v = out.bytes.count
-                out.bytes.append(contentsOf: String(c).utf8)
+                out.bytes.append(String(c))
                 out.addMember(k, valueStart: v, tag: Tag.nav)
             }
             if let n = l.feedNext {
                 let k = suffixedKey(l.key, "@odata.nextLink")
                 let v = out.bytes.count
-                out.string(n)
+                out.bytes.appendString(n)
                 out.addMember(k, valueStart: v, tag: Tag.nav)
             }
             out.addMember(l.key, value: l.feedRange, tag: Tag.nav)
@@ -300,18 +300,16 @@ extension AtomStreamDecoder {
             out.addMember(l.key, value: l.entryRange, tag: Tag.nav)
         } else {
             let v = out.bytes.count
-            out.ascii(l.isFeed ? "[]" : "null")
+            out.bytes.append(l.isFeed ? "[]" : "null")
             out.addMember(l.key, valueStart: v, tag: Tag.nav)
         }
     }
 
     /// Writes the key `<name><suffix>` for the navigation key `name`.
-    mutating func suffixedKey(_ name: (start: Int, count: Int, ascii: Bool),
-                              _ suffix: StaticString) -> (start: Int, count: Int, ascii: Bool) {
-        let copy = Array(out.bytes[name.start..<(name.start + name.count)])
+    mutating func suffixedKey(_ name: AtomKey, _ suffix: StaticString) -> AtomKey {
         let start = out.bytes.count
-        out.bytes.append(contentsOf: copy)
-        out.ascii(suffix)
-        return (start, out.bytes.count - start, name.ascii)
+        out.bytes.appendCopy(from: name.start, count: name.count)
+        out.bytes.append(suffix)
+        return AtomKey(start: start, count: out.bytes.count - start, isASCII: name.isASCII)
     }
 }

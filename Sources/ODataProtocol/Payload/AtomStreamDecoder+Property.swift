@@ -21,11 +21,12 @@ extension AtomStreamDecoder {
         var f = Frame(role: .nullValue)
         if case .member(let tag) = parent {
             f.key = out.key(local)
+            f.hasKey = true
             f.memberTag = tag
         }
         f.valueStart = out.bytes.count
         if let null = attrs.raw("null", namespace: Self.metadataURI), AtomBytes.equal(null, "true") {
-            out.ascii("null")
+            out.bytes.append("null")
             frames.append(f)
             skipDepth = depth
             return
@@ -40,15 +41,17 @@ extension AtomStreamDecoder {
         }
         if collection {
             f.role = .collectionValue
-            f.elementKind = kind
+            f.value = values.count
+            values.append(ValueInfo(type: nil, elementKind: kind, typeName: nil))
             frames.append(f)
-            out.byte(UInt8(ascii: "["))
+            out.bytes.append(UInt8(ascii: "["))
             return
         }
         switch kind {
         case .structured(let name)?:
             f.role = .complexValue
-            f.type = index?.type(name)
+            f.value = values.count
+            values.append(ValueInfo(type: index?.type(name), elementKind: nil, typeName: nil))
             f.memberBase = out.members.count
             frames.append(f)
             if index == nil, let t = typeAttribute { addTypeAnnotation(XMLRawAttributes.string(t)) }
@@ -60,7 +63,9 @@ extension AtomStreamDecoder {
             text.begin()
         default:
             f.role = .untypedValue
-            if index == nil, let t = typeAttribute { f.typeName = XMLRawAttributes.string(t) }
+            f.value = values.count
+            let typeName = index == nil ? typeAttribute.map(XMLRawAttributes.string) : nil
+            values.append(ValueInfo(type: nil, elementKind: nil, typeName: typeName))
             frames.append(f)
             text.begin()
         }
@@ -69,8 +74,9 @@ extension AtomStreamDecoder {
     /// A property value is complete at the end of `bytes`: record it in its parent.
     @inline(__always)
     mutating func endValue(_ f: Frame) {
-        if let key = f.key {
-            out.addMember(key, valueStart: f.valueStart, tag: f.memberTag)
+        if f.value >= 0 { values.removeLast() }
+        if f.hasKey {
+            out.addMember(f.key, valueStart: f.valueStart, tag: f.memberTag)
         } else if frames.isEmpty {
             result = f.valueStart..<out.bytes.count
         }

@@ -43,29 +43,38 @@ struct AtomStreamDecoder {
         case linksRoot
     }
 
-    /// One open element that is not inside a skipped subtree.
+    /// One open element that is not inside a skipped subtree. Plain data (no references), so
+    /// that pushing and popping frames costs no reference counting.
     struct Frame {
         var role: Role
         /// feeds/entries/links index, or the element count of a collection or `$links`.
         var state = 0
-        /// The member key of a property value (nil: array element or root value).
-        var key: (start: Int, count: Int, ascii: Bool)? = nil
+        /// The member key of a property value (`hasKey` false: array element or root value).
+        var key = AtomKey(start: 0, count: 0, isASCII: true)
+        var hasKey = false
         var memberTag = 0
         var valueStart = 0
         var memberBase = 0
         /// content: saw its m:properties; navLink: saw its m:inline.
         var flag = false
         var primitive: EdmPrimitiveKind = .string
-        /// complexValue: the type of the members; collectionValue: see `elementKind`.
-        var type: PayloadTypeInfo? = nil
-        var elementKind: PayloadMember.Kind? = nil
-        /// untypedValue without a model: the `m:type` to write if it turns out complex.
-        var typeName: String? = nil
+        /// complexValue, collectionValue, untypedValue: index into `values`.
+        var value = -1
 
         init(role: Role, state: Int = 0) {
             self.role = role
             self.state = state
         }
+    }
+
+    /// What a structured, collection or untyped property value needs while it is open.
+    struct ValueInfo {
+        /// complexValue: the type of its members.
+        var type: PayloadTypeInfo?
+        /// collectionValue: the kind of its elements.
+        var elementKind: PayloadMember.Kind?
+        /// untypedValue without a model: the `m:type` to write if it turns out complex.
+        var typeName: String?
     }
 
     struct FeedState {
@@ -103,7 +112,7 @@ struct AtomStreamDecoder {
 
     struct LinkState {
         var entry: Int
-        var key: (start: Int, count: Int, ascii: Bool)
+        var key: AtomKey
         var member: PayloadMember?
         var isFeedHint: Bool
         var target: PayloadTypeInfo? = nil
@@ -150,6 +159,7 @@ struct AtomStreamDecoder {
     /// The depth of the element whose descendants are being skipped, or 0.
     var skipDepth = 0
     var frames: [Frame] = []
+    var values: [ValueInfo] = []
     var feeds: [FeedState] = []
     var entries: [EntryState] = []
     var links: [LinkState] = []
@@ -217,21 +227,21 @@ struct AtomStreamDecoder {
             startProperty(local, attrs, member: member(entries[top.state].type, local), parent: .member(top.memberTag))
         case .complexValue:
             guard ns == .data else { return ignore() }
-            startProperty(local, attrs, member: member(top.type, local), parent: .member(0))
+            startProperty(local, attrs, member: member(values[top.value].type, local), parent: .member(0))
         case .untypedValue:
             // The first child element makes it a complex value (its own text is dropped).
             text.cancel()
             let i = frames.count - 1
             frames[i].role = .complexValue
             frames[i].memberBase = out.members.count
-            if let t = frames[i].typeName { addTypeAnnotation(t) }
+            if let t = values[top.value].typeName { addTypeAnnotation(t) }
             guard ns == .data else { return ignore() }
             startProperty(local, attrs, member: nil, parent: .member(0))
         case .collectionValue:
             guard ns == .data else { return ignore() }
             frames[frames.count - 1].state += 1
-            if top.state > 0 { out.byte(UInt8(ascii: ",")) }
-            let element = top.elementKind.map { PayloadMember(kind: $0, isCollection: false, isKey: false) }
+            if top.state > 0 { out.bytes.append(UInt8(ascii: ",")) }
+            let element = values[top.value].elementKind.map { PayloadMember(kind: $0, isCollection: false, isKey: false) }
             startProperty(local, attrs, member: element, parent: .element)
         case .navLink:
             if ns == .metadata && el == .inline && !top.flag {
@@ -244,7 +254,7 @@ struct AtomStreamDecoder {
         case .linksRoot:
             guard el == .uri else { return ignore() }
             frames[frames.count - 1].state += 1
-            if top.state > 0 { out.byte(UInt8(ascii: ",")) }
+            if top.state > 0 { out.bytes.append(UInt8(ascii: ",")) }
             capture(.uri, state: 0)
         case .ignored, .feedCount, .entryId, .uri, .nullValue, .primitiveValue:
             ignore()  // not reached: these skip their subtree
@@ -276,13 +286,13 @@ struct AtomStreamDecoder {
             feeds[f.state].count = count
         case .entryId:
             let start = out.bytes.count
-            text.finish { out.string($0) }
+            text.finish { out.bytes.appendString($0) }
             entries[f.state].id = start..<out.bytes.count
         case .uri:
             let start = out.bytes.count
-            out.ascii(#"{"@odata.id":"#)
-            text.finish { out.string($0) }
-            out.byte(UInt8(ascii: "}"))
+            out.bytes.append(#"{"@odata.id":"#)
+            text.finish { out.bytes.appendString($0) }
+            out.bytes.append(UInt8(ascii: "}"))
             if frames.isEmpty { result = start..<out.bytes.count }
         case .nullValue:
             endValue(f)
@@ -290,17 +300,17 @@ struct AtomStreamDecoder {
             text.finish { AtomLiteral.write($0, f.primitive, into: &out.bytes) }
             endValue(f)
         case .untypedValue:
-            text.finish { out.string($0) }  // Atom's default type is Edm.String
+            text.finish { out.bytes.appendString($0) }  // Atom's default type is Edm.String
             endValue(f)
         case .complexValue:
             out.selection.append(contentsOf: f.memberBase..<out.members.count)
             out.closeObject(at: f.valueStart, memberBase: f.memberBase)
             endValue(f)
         case .collectionValue:
-            out.byte(UInt8(ascii: "]"))
+            out.bytes.append(UInt8(ascii: "]"))
             endValue(f)
         case .linksRoot:
-            out.byte(UInt8(ascii: "]"))
+            out.bytes.append(UInt8(ascii: "]"))
             result = f.valueStart..<out.bytes.count
             linkCount = f.state
         }
@@ -381,7 +391,7 @@ struct AtomStreamDecoder {
     mutating func addTypeAnnotation(_ name: String) {
         let k = out.key("@odata.type")
         let v = out.bytes.count
-        out.string("#" + name)
+        out.bytes.appendString("#" + name)
         out.addMember(k, valueStart: v, tag: 0)
     }
 
@@ -419,7 +429,7 @@ struct AtomStreamDecoder {
             var f = Frame(role: .linksRoot)
             f.valueStart = out.bytes.count
             frames.append(f)
-            out.byte(UInt8(ascii: "["))
+            out.bytes.append(UInt8(ascii: "["))
         } else if el == .uri {
             root = .uri
             capture(.uri, state: 0)
@@ -452,7 +462,7 @@ struct AtomStreamDecoder {
                 o.append(UInt8(ascii: ","))
             }
             o.append(contentsOf: #""value":"#.utf8)
-            o.append(contentsOf: out.bytes[result])
+            o.append(contentsOf: out.bytes.span(result))
             if let n = feed.next {
                 o.append(contentsOf: #","@odata.nextLink":"#.utf8)
                 JSONWriter.writeString(n, into: &o)
@@ -465,23 +475,23 @@ struct AtomStreamDecoder {
             return DecodedPayload(json: String(decoding: o, as: UTF8.self), count: feed.count, nextLink: feed.next,
                                   deltaLink: feed.delta, entityCount: feed.items)
         case .entry:
-            return DecodedPayload(json: String(decoding: out.bytes[result], as: UTF8.self), etag: rootEtag, entityCount: 1)
+            return DecodedPayload(json: String(decoding: out.bytes.span(result), as: UTF8.self), etag: rootEtag, entityCount: 1)
         case .property:
             var o: [UInt8] = []
             o.reserveCapacity(result.count + 16)
             o.append(contentsOf: #"{"value":"#.utf8)
-            o.append(contentsOf: out.bytes[result])
+            o.append(contentsOf: out.bytes.span(result))
             o.append(UInt8(ascii: "}"))
             return DecodedPayload(json: String(decoding: o, as: UTF8.self))
         case .links:
             var o: [UInt8] = []
             o.reserveCapacity(result.count + 16)
             o.append(contentsOf: #"{"value":"#.utf8)
-            o.append(contentsOf: out.bytes[result])
+            o.append(contentsOf: out.bytes.span(result))
             o.append(UInt8(ascii: "}"))
             return DecodedPayload(json: String(decoding: o, as: UTF8.self), entityCount: linkCount)
         case .uri:
-            return DecodedPayload(json: String(decoding: out.bytes[result], as: UTF8.self), entityCount: 1)
+            return DecodedPayload(json: String(decoding: out.bytes.span(result), as: UTF8.self), entityCount: 1)
         }
     }
 

@@ -175,12 +175,33 @@ import Foundation
         #expect(variants.count > 1000)
         for t in variants {
             for kind in EdmPrimitiveKind.allCases {
-                var fast: [UInt8] = []
+                var fast = AtomByteWriter(capacity: 0)
                 Array(t.utf8).withUnsafeBufferPointer { AtomLiteral.write($0, kind, into: &fast) }
                 var reference: [UInt8] = []
                 AtomLiteral.value(t, kind).write(into: &reference)
-                #expect(fast == reference, "\(kind) \(t.debugDescription)")
+                #expect(Array(fast.span(0..<fast.count)) == reference, "\(kind) \(t.debugDescription)")
             }
+        }
+    }
+
+    /// The word-at-a-time JSON string escaping against `JSONWriter`'s, on every byte value in
+    /// every position of a word, and on the fixtures' text.
+    @Test func stringEscaping() throws {
+        var inputs: [[UInt8]] = try Self.atomFixtures().map(\.1)
+        for b in 0...255 {
+            for position in 0..<17 {
+                var s = Array("abcdefghijklmnopq".utf8)
+                s[position] = UInt8(b)
+                inputs.append(s)
+                inputs.append(Array(s.prefix(position + 1)))
+            }
+        }
+        for input in inputs {
+            var fast = AtomByteWriter(capacity: 0)
+            input.withUnsafeBufferPointer { fast.appendEscaped($0) }
+            var reference: [UInt8] = []
+            input.withUnsafeBufferPointer { JSONWriter.writeEscaped($0, into: &reference) }
+            #expect(Array(fast.span(0..<fast.count)) == reference)
         }
     }
 
