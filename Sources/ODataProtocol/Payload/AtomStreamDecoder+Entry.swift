@@ -71,7 +71,7 @@ extension AtomStreamDecoder {
         var e = EntryState(declared: declared, type: declared, ordinal: entryTerms.count - 1, base: base,
                            rawStart: out.bytes.count, memberBase: out.members.count, link: link)
         if let known = knownTerms {
-            decideType(&e, term: e.ordinal < known.count ? known[e.ordinal] : -1)
+            Self.decideType(&e, term: e.ordinal < known.count ? known[e.ordinal] : -1, terms: terms)
         }
         if let etag = attrs.raw("etag", namespace: Self.metadataURI) {
             let value = XMLRawAttributes.string(etag)
@@ -84,7 +84,8 @@ extension AtomStreamDecoder {
         frames.append(Frame(role: .entry, state: entries.count - 1))
     }
 
-    func decideType(_ e: inout EntryState, term: Int32) {
+    /// Types the entry with its category's term (-1: none).
+    static func decideType(_ e: inout EntryState, term: Int32, terms: [TermInfo]) {
         e.termID = term
         e.type = term >= 0 ? (terms[Int(term)].type ?? e.declared) : e.declared
         e.typeDecided = true
@@ -103,7 +104,7 @@ extension AtomStreamDecoder {
                 entries[ei].sawCategory = true
                 if !entries[ei].typeDecided {
                     let before = entries[ei].type
-                    decideType(&entries[ei], term: entryTerms[entries[ei].ordinal])
+                    Self.decideType(&entries[ei], term: entryTerms[entries[ei].ordinal], terms: terms)
                     if entries[ei].typeUsed && entries[ei].type !== before { conflict = true }
                 }
             }
@@ -126,10 +127,11 @@ extension AtomStreamDecoder {
                     addMedia(ei, "@odata.mediaEtag", me, tag: Tag.media)
                 }
                 ignore()
-            } else if let name = navigationName(rel) {
-                startNavLink(ei, name, attrs)
+            } else if XMLRawAttributes.needsDecoding(rel) {
+                let decoded = XMLRawAttributes.decoded(rel)
+                decoded.withUnsafeBufferPointer { startNavLinkIfRelated(ei, $0, attrs) }
             } else {
-                ignore()
+                startNavLinkIfRelated(ei, rel, attrs)
             }
         default:
             ignore()
@@ -162,18 +164,20 @@ extension AtomStreamDecoder {
         out.addMember(k, valueStart: v, tag: Tag.media)
     }
 
-    /// The navigation property name of a `rel` with the related-link prefix (nil otherwise),
-    /// as bytes of `rel` (which must outlive the result's use).
-    func navigationName(_ rel: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
-        let value = XMLRawAttributes.needsDecoding(rel) ? XMLRawAttributes.decoded(rel) : Array(rel)
+    /// Starts a navigation link when `rel` (decoded) has the related-link prefix; the
+    /// property name is the rest. Otherwise the link is skipped.
+    mutating func startNavLinkIfRelated(_ ei: Int, _ rel: UnsafeBufferPointer<UInt8>, _ attrs: XMLRawAttributes) {
         let n = Self.relatedPrefix.utf8CodeUnitCount
-        let matches = value.withUnsafeBufferPointer { v in
-            if AtomBytes.isASCII(v) { return AtomBytes.hasPrefix(v, Self.relatedPrefix) }
+        let related: Bool
+        if AtomBytes.isASCII(rel) {
+            related = AtomBytes.hasPrefix(rel, Self.relatedPrefix)
+        } else {
             // String semantics: a combining mark after the prefix's last "/" makes it no prefix.
             let prefix = String(decoding: UnsafeBufferPointer(start: Self.relatedPrefix.utf8Start, count: n), as: UTF8.self)
-            return String(decoding: v, as: UTF8.self).hasPrefix(prefix)
+            related = String(decoding: rel, as: UTF8.self).hasPrefix(prefix)
         }
-        return matches ? Array(value[n...]) : nil
+        guard related else { return ignore() }
+        startNavLink(ei, UnsafeBufferPointer(rebasing: rel[n...]), attrs)
     }
 
     mutating func openProperties(entry ei: Int, fromContent: Bool) {
@@ -243,15 +247,16 @@ extension AtomStreamDecoder {
 
     // MARK: Navigation links
 
-    mutating func startNavLink(_ ei: Int, _ name: [UInt8], _ attrs: XMLRawAttributes) {
-        let key = name.withUnsafeBufferPointer { out.key($0) }
-        let member = name.withUnsafeBufferPointer { self.member(entries[ei].type, $0) }
+    mutating func startNavLink(_ ei: Int, _ name: UnsafeBufferPointer<UInt8>, _ attrs: XMLRawAttributes) {
+        let key = out.key(name)
+        let member = Self.member(entries[ei].type, name)
         var hint = false
         if let t = attrs.raw("type") {
-            let value = XMLRawAttributes.needsDecoding(t) ? XMLRawAttributes.decoded(t) : Array(t)
-            hint = value.withUnsafeBufferPointer { v in
-                AtomBytes.isASCII(v) ? AtomBytes.contains(v, "type=feed")
-                    : String(decoding: v, as: UTF8.self).contains("type=feed")
+            if XMLRawAttributes.needsDecoding(t) {
+                hint = String(decoding: XMLRawAttributes.decoded(t), as: UTF8.self).contains("type=feed")
+            } else {
+                hint = AtomBytes.isASCII(t) ? AtomBytes.contains(t, "type=feed")
+                    : String(decoding: t, as: UTF8.self).contains("type=feed")
             }
         }
         links.append(LinkState(entry: ei, key: key, member: member, isFeedHint: hint))

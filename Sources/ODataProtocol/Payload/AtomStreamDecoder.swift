@@ -224,10 +224,10 @@ struct AtomStreamDecoder {
             }
         case .properties:
             guard ns == .data else { return ignore() }
-            startProperty(local, attrs, member: member(entries[top.state].type, local), parent: .member(top.memberTag))
+            startProperty(local, attrs, member: Self.member(entries[top.state].type, local), parent: .member(top.memberTag))
         case .complexValue:
             guard ns == .data else { return ignore() }
-            startProperty(local, attrs, member: member(values[top.value].type, local), parent: .member(0))
+            startProperty(local, attrs, member: Self.member(values[top.value].type, local), parent: .member(0))
         case .untypedValue:
             // The first child element makes it a complex value (its own text is dropped).
             text.cancel()
@@ -366,7 +366,7 @@ struct AtomStreamDecoder {
 
     /// The member `name` of `type` (byte lookup; a `String` lookup when that misses, so that
     /// names are matched as the model's dictionary matches them).
-    func member(_ type: PayloadTypeInfo?, _ name: UnsafeBufferPointer<UInt8>) -> PayloadMember? {
+    static func member(_ type: PayloadTypeInfo?, _ name: UnsafeBufferPointer<UInt8>) -> PayloadMember? {
         guard let type, let p = name.baseAddress else { return nil }
         if let m = type.memberTable.lookup(p, name.count) { return m }
         return type.members[String(decoding: name, as: UTF8.self)]

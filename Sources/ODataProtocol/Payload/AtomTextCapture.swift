@@ -3,21 +3,26 @@
 /// each child's string value in document order, recursively. Only one element is captured at a
 /// time; its descendants are not otherwise looked at.
 ///
-/// The buffers are kept between captures (no allocation per element once warm).
+/// The buffers are kept between captures (no allocation per element once warm); the common
+/// case, an element without children, only touches `own`.
 struct AtomTextCapture {
     private(set) var isActive = false
     /// Nesting below the captured element (0: the element itself).
     private var level = 0
-    /// Per level: the own character data of the open element at that level.
-    private var own: [[UInt8]] = [[]]
-    /// Per level: the string values of that element's finished children, concatenated.
-    private var children: [[UInt8]] = [[]]
+    /// The captured element's own character data.
+    private var own = AtomByteWriter(capacity: 256)
+    /// The string values of its finished children, concatenated.
+    private var children: [UInt8] = []
+    /// Per level below it (index `level - 1`): the open descendant's own text, and the string
+    /// values of its finished children.
+    private var nestedOwn: [[UInt8]] = []
+    private var nestedChildren: [[UInt8]] = []
 
     mutating func begin() {
         isActive = true
         level = 0
-        own[0].removeAll(keepingCapacity: true)
-        children[0].removeAll(keepingCapacity: true)
+        own.truncate(to: 0)
+        if !children.isEmpty { children.removeAll(keepingCapacity: true) }
     }
 
     /// Stops capturing (the text collected so far is dropped).
@@ -25,33 +30,37 @@ struct AtomTextCapture {
 
     @inline(__always)
     mutating func append(_ chunk: UnsafeBufferPointer<UInt8>) {
-        own[level].append(contentsOf: chunk)
+        if level == 0 { own.append(chunk) } else { nestedOwn[level - 1].append(contentsOf: chunk) }
     }
 
     mutating func childStart() {
         level += 1
-        if own.count <= level {
-            own.append([])
-            children.append([])
+        if nestedOwn.count < level {
+            nestedOwn.append([])
+            nestedChildren.append([])
         }
-        own[level].removeAll(keepingCapacity: true)
-        children[level].removeAll(keepingCapacity: true)
+        nestedOwn[level - 1].removeAll(keepingCapacity: true)
+        nestedChildren[level - 1].removeAll(keepingCapacity: true)
     }
 
     mutating func childEnd() {
         guard level > 0 else { return }
-        let l = level
+        let text = nestedOwn[level - 1], grandchildren = nestedChildren[level - 1]
         level -= 1
-        let text = own[l], grandchildren = children[l]
-        children[l - 1].append(contentsOf: text)
-        children[l - 1].append(contentsOf: grandchildren)
+        if level == 0 {
+            children.append(contentsOf: text)
+            children.append(contentsOf: grandchildren)
+        } else {
+            nestedChildren[level - 1].append(contentsOf: text)
+            nestedChildren[level - 1].append(contentsOf: grandchildren)
+        }
     }
 
     /// Ends the capture and calls `body` with the captured element's string value.
     mutating func finish<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R {
         isActive = false
         level = 0
-        if !children[0].isEmpty { own[0].append(contentsOf: children[0]) }
-        return own[0].withUnsafeBufferPointer(body)
+        if !children.isEmpty { own.append(children) }
+        return body(own.span(0..<own.count))
     }
 }
