@@ -1,3 +1,9 @@
+@testable import ODataProtocol
+
+/// The tree-walking Atom decoder the library used before `AtomStreamDecoder` (libxml2 ->
+/// `XMLDocument` -> `JSONValue` tree -> JSON text), kept verbatim as the reference the streaming
+/// decoder is checked against (`AtomStreamingEquivalenceTests`). Not used by the library.
+///
 /// V2 Atom (`application/atom+xml`, also `application/xml` entries) to the canonical shape.
 /// Read only. Feeds (`m:count`, `next` and `delta` links, `at:deleted-entry` tombstones),
 /// entries (`m:etag`, category type, media link entries, `m:properties` with `m:type`/`m:null`),
