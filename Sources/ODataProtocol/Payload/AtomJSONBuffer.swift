@@ -49,6 +49,14 @@ struct AtomJSONBuffer {
         kept.reserveCapacity(64)
     }
 
+    /// Writes the key for an XML local name: names hold no `"`, `\` or control character, so
+    /// the bytes are the escaped key.
+    mutating func key(xmlName name: UnsafeBufferPointer<UInt8>) -> AtomKey {
+        let start = bytes.count
+        bytes.append(name)
+        return AtomKey(start: start, count: name.count, isASCII: AtomBytes.isASCII(name))
+    }
+
     /// Writes an escaped key (no quotes).
     mutating func key(_ name: UnsafeBufferPointer<UInt8>) -> AtomKey {
         let start = bytes.count

@@ -20,7 +20,7 @@ extension AtomStreamDecoder {
                                 parent: Parent) {
         var f = Frame(role: .nullValue)
         if case .member(let tag) = parent {
-            f.key = out.key(local)
+            f.key = out.key(xmlName: local)
             f.hasKey = true
             f.memberTag = tag
         }

@@ -42,9 +42,9 @@ final class LibXML2SAXSession {
     /// The sink owns the session; it outlives every callback. Exactly one of `sink` and
     /// `rawSink` is set.
     private unowned let sink: (any XMLEventSink)?
-    /// As `sink`, for raw events. `unowned(unsafe)`: no reference-count check per event; the
-    /// owner guarantees that it outlives the session (see `init(rawSink:)`).
-    private unowned(unsafe) let rawSink: (any XMLRawEventSink)?
+    /// As `sink`, for raw events, held strongly (a raw sink does not own its session, so this
+    /// makes no cycle; a `let` is read per event without reference counting).
+    private let rawSink: (any XMLRawEventSink)?
     /// The first error (level error or fatal) libxml2 reported, or our DOCTYPE refusal.
     private(set) var error: XMLError?
     private(set) var isFinished = false
@@ -61,8 +61,7 @@ final class LibXML2SAXSession {
         try self.init(sink: sink, rawSink: nil)
     }
 
-    /// A session that reports raw events (no `String` per name, attribute or text). The caller
-    /// must keep `rawSink` alive for as long as it feeds the session.
+    /// A session that reports raw events (no `String` per name, attribute or text).
     convenience init(rawSink: any XMLRawEventSink) throws(XMLError) {
         try self.init(sink: nil, rawSink: rawSink)
     }
@@ -76,14 +75,15 @@ final class LibXML2SAXSession {
         var sax = xmlSAXHandler()
         sax.initialized = UInt32(XML_SAX2_MAGIC)
         sax.startElementNs = { ctx, localname, _, uri, _, _, nbAttributes, _, attributes in
-            LibXML2SAXSession.from(ctx)?.start(localname, uri, Int(nbAttributes), attributes)
+            LibXML2SAXSession.with(ctx) { $0.start(localname, uri, Int(nbAttributes), attributes) }
         }
         sax.endElementNs = { ctx, localname, _, uri in
-            guard let s = LibXML2SAXSession.from(ctx) else { return }
-            s.depth -= 1
-            if let raw = s.rawSink { return raw.endElement() }
-            s.sink?.endElement(name: LibXML2SAXSession.string(localname),
-                               namespace: LibXML2SAXSession.string(uri))
+            LibXML2SAXSession.with(ctx) { s in
+                s.depth -= 1
+                if let raw = s.rawSink { return raw.endElement() }
+                s.sink?.endElement(name: LibXML2SAXSession.string(localname),
+                                   namespace: LibXML2SAXSession.string(uri))
+            }
         }
         sax.characters = LibXML2SAXSession.charactersCallback
         sax.cdataBlock = LibXML2SAXSession.charactersCallback
@@ -142,6 +142,14 @@ final class LibXML2SAXSession {
 
     // MARK: - Callbacks
 
+    /// Calls `body` with the session behind `ctx` without retaining it (libxml2 only calls
+    /// back while `feed` runs, when the session is alive).
+    @inline(__always)
+    private static func with(_ ctx: UnsafeMutableRawPointer?, _ body: (LibXML2SAXSession) -> Void) {
+        guard let ctx else { return }
+        Unmanaged<LibXML2SAXSession>.fromOpaque(ctx)._withUnsafeGuaranteedRef(body)
+    }
+
     private static func from(_ ctx: UnsafeMutableRawPointer?) -> LibXML2SAXSession? {
         guard let ctx else { return nil }
         return Unmanaged<LibXML2SAXSession>.fromOpaque(ctx).takeUnretainedValue()
@@ -154,10 +162,12 @@ final class LibXML2SAXSession {
     }
 
     private static let charactersCallback: charactersSAXFunc = { ctx, ch, len in
-        guard let s = LibXML2SAXSession.from(ctx), let ch, len > 0 else { return }
-        let chunk = UnsafeBufferPointer(start: ch, count: Int(len))
-        if let raw = s.rawSink { return raw.characters(chunk) }
-        s.sink?.characters(chunk)
+        guard let ch, len > 0 else { return }
+        LibXML2SAXSession.with(ctx) { s in
+            let chunk = UnsafeBufferPointer(start: ch, count: Int(len))
+            if let raw = s.rawSink { return raw.characters(chunk) }
+            s.sink?.characters(chunk)
+        }
     }
 
     private static let structuredErrorCallback: xmlStructuredErrorFunc = { ctx, err in
