@@ -115,6 +115,27 @@ import Foundation
         #expect(changed >= 15)
     }
 
+    /// Links resolved against other `xml:base` values: relative, without a path, without a
+    /// trailing slash, non-ASCII, and on every entry; hrefs made absolute paths.
+    @Test func otherBases() throws {
+        var changed = 0
+        for (f, body) in try Self.atomFixtures() where body.count < 100_000 {
+            let text = String(decoding: body, as: UTF8.self)
+            guard let r = text.range(of: #"xml:base=""#), let end = text[r.upperBound...].firstIndex(of: "\"") else { continue }
+            let original = String(text[r.lowerBound...end])
+            for base in ["svc/Ref.svc", "http://host", "https://hôst/ß/Ref.svc/", ""] {
+                let rebased = text.replacingOccurrences(of: original, with: #"xml:base=""# + base + #"""#)
+                let onEntries = rebased.replacingOccurrences(of: "<entry>", with: #"<entry xml:base="e/">"#)
+                let rooted = rebased.replacingOccurrences(of: #"href=""#, with: #"href="/"#)
+                for variant in [rebased, onEntries, rooted] {
+                    changed += 1
+                    for s in Self.settings.prefix(2) { same(Array(variant.utf8), s, f + " (base \(base))") }
+                }
+            }
+        }
+        #expect(changed >= 60)
+    }
+
     @Test func valueAndLinksRoots() throws {
         let o2 = PayloadFixtures.olingo2
         let employees = Setting(model: PayloadModels.refScenario, set: "Employees")
