@@ -83,6 +83,25 @@ import Foundation
         for s in Self.settings { same(Array(CapturedServerBodies.v2ProductsAtom.utf8), s, "pyslet products") }
     }
 
+    /// Entity declarations stay inert on the streaming path: a DOCTYPE (billion laughs, external
+    /// entity) stops the parse before any entity is declared.
+    @Test func doctypesAreRefused() throws {
+        let entry = try PayloadFixtures.text(PayloadFixtures.olingo2 + "RoomContentOnly.xml")
+        let body = entry.replacingOccurrences(of: "<d:Name>Room 1</d:Name>", with: "<d:Name>&lol9;</d:Name>")
+        var laughs = #"<!DOCTYPE entry [<!ENTITY lol "lol">"#
+        for i in 1...9 { laughs += "<!ENTITY lol\(i) \"" + String(repeating: "&lol\(i == 1 ? "" : String(i - 1));", count: 10) + "\">" }
+        laughs += #"<!ENTITY xxe SYSTEM "file:///etc/passwd">]>"#
+        let doc = body.replacingOccurrences(of: "<entry ", with: laughs + "<entry ")
+        #expect(doc.contains("<!DOCTYPE"))
+        for s in Self.settings {
+            #expect(throws: PayloadError.self) { try self.streamed(Array(doc.utf8), s).get() }
+            same(Array(doc.utf8), s, "billion laughs")
+            if case .failure(let e) = streamed(Array(doc.utf8), s) { #expect(e.kind == .malformed && e.message.contains("DOCTYPE")) }
+        }
+        let xxe = try PayloadFixtures.bytes(PayloadFixtures.olingo2 + "xxe.xml")
+        for s in Self.settings { same(xxe, s, "xxe.xml") }
+    }
+
     /// Atom lets `atom:category` come after the properties and inline links it types: the
     /// streaming decoder then types with the declared type and, when the category names another,
     /// decodes again with the categories known (the reference always sees the whole entry).
