@@ -39,8 +39,12 @@ protocol XMLEventSink: AnyObject {
 /// sessions may run concurrently on different threads.
 final class LibXML2SAXSession {
     private var ctxt: xmlParserCtxtPtr?
-    /// The sink owns the session; it outlives every callback.
-    private unowned let sink: any XMLEventSink
+    /// The sink owns the session; it outlives every callback. Exactly one of `sink` and
+    /// `rawSink` is set.
+    private unowned let sink: (any XMLEventSink)?
+    /// As `sink`, for raw events, held strongly (a raw sink does not own its session, so this
+    /// makes no cycle; a `let` is read per event without reference counting).
+    private let rawSink: (any XMLRawEventSink)?
     /// The first error (level error or fatal) libxml2 reported, or our DOCTYPE refusal.
     private(set) var error: XMLError?
     private(set) var isFinished = false
@@ -53,21 +57,33 @@ final class LibXML2SAXSession {
     /// which also bounds recursion in code that walks the resulting trees.
     static let maxDepth = 256
 
-    init(sink: any XMLEventSink) throws(XMLError) {
+    convenience init(sink: any XMLEventSink) throws(XMLError) {
+        try self.init(sink: sink, rawSink: nil)
+    }
+
+    /// A session that reports raw events (no `String` per name, attribute or text).
+    convenience init(rawSink: any XMLRawEventSink) throws(XMLError) {
+        try self.init(sink: nil, rawSink: rawSink)
+    }
+
+    private init(sink: (any XMLEventSink)?, rawSink: (any XMLRawEventSink)?) throws(XMLError) {
         _ = libxml2Initialized
         self.sink = sink
+        self.rawSink = rawSink
         self.ctxt = nil
 
         var sax = xmlSAXHandler()
         sax.initialized = UInt32(XML_SAX2_MAGIC)
         sax.startElementNs = { ctx, localname, _, uri, _, _, nbAttributes, _, attributes in
-            LibXML2SAXSession.from(ctx)?.start(localname, uri, Int(nbAttributes), attributes)
+            LibXML2SAXSession.with(ctx) { $0.start(localname, uri, Int(nbAttributes), attributes) }
         }
         sax.endElementNs = { ctx, localname, _, uri in
-            guard let s = LibXML2SAXSession.from(ctx) else { return }
-            s.depth -= 1
-            s.sink.endElement(name: LibXML2SAXSession.string(localname),
-                              namespace: LibXML2SAXSession.string(uri))
+            LibXML2SAXSession.with(ctx) { s in
+                s.depth -= 1
+                if let raw = s.rawSink { return raw.endElement() }
+                s.sink?.endElement(name: LibXML2SAXSession.string(localname),
+                                   namespace: LibXML2SAXSession.string(uri))
+            }
         }
         sax.characters = LibXML2SAXSession.charactersCallback
         sax.cdataBlock = LibXML2SAXSession.charactersCallback
@@ -126,6 +142,14 @@ final class LibXML2SAXSession {
 
     // MARK: - Callbacks
 
+    /// Calls `body` with the session behind `ctx` without retaining it (libxml2 only calls
+    /// back while `feed` runs, when the session is alive).
+    @inline(__always)
+    private static func with(_ ctx: UnsafeMutableRawPointer?, _ body: (LibXML2SAXSession) -> Void) {
+        guard let ctx else { return }
+        Unmanaged<LibXML2SAXSession>.fromOpaque(ctx)._withUnsafeGuaranteedRef(body)
+    }
+
     private static func from(_ ctx: UnsafeMutableRawPointer?) -> LibXML2SAXSession? {
         guard let ctx else { return nil }
         return Unmanaged<LibXML2SAXSession>.fromOpaque(ctx).takeUnretainedValue()
@@ -138,8 +162,12 @@ final class LibXML2SAXSession {
     }
 
     private static let charactersCallback: charactersSAXFunc = { ctx, ch, len in
-        guard let s = LibXML2SAXSession.from(ctx), let ch, len > 0 else { return }
-        s.sink.characters(UnsafeBufferPointer(start: ch, count: Int(len)))
+        guard let ch, len > 0 else { return }
+        LibXML2SAXSession.with(ctx) { s in
+            let chunk = UnsafeBufferPointer(start: ch, count: Int(len))
+            if let raw = s.rawSink { return raw.characters(chunk) }
+            s.sink?.characters(chunk)
+        }
     }
 
     private static let structuredErrorCallback: xmlStructuredErrorFunc = { ctx, err in
@@ -154,6 +182,10 @@ final class LibXML2SAXSession {
         if depth > Self.maxDepth {
             stop(XMLError(kind: .notWellFormed, message: "elements are nested deeper than \(Self.maxDepth) levels"))
             return
+        }
+        if let raw = rawSink {
+            return raw.startElement(localName: localname, namespace: uri,
+                                    attributes: XMLRawAttributes(pointers: attrs, count: count))
         }
         var attributes: [XMLAttribute] = []
         if count > 0, let attrs {
@@ -171,7 +203,7 @@ final class LibXML2SAXSession {
             }
         }
         let (line, column) = position()
-        sink.startElement(XMLStartTag(name: Self.string(localname), namespace: Self.string(uri),
+        sink?.startElement(XMLStartTag(name: Self.string(localname), namespace: Self.string(uri),
                                       attributes: attributes, line: line, column: column))
     }
 
@@ -180,23 +212,7 @@ final class LibXML2SAXSession {
     /// is already decoded and no other `&` can occur (no DTD means no other entities), so
     /// turning `&#38;` back into `&` gives the exact value.
     private static func attributeValue(_ raw: UnsafeBufferPointer<UInt8>) -> String {
-        guard let base = raw.baseAddress, memchr(base, 0x26, raw.count) != nil else {
-            return String(decoding: raw, as: UTF8.self)
-        }
-        var out: [UInt8] = []
-        out.reserveCapacity(raw.count)
-        var i = 0
-        let amp: [UInt8] = Array("&#38;".utf8)
-        while i < raw.count {
-            if raw[i] == UInt8(ascii: "&"), i + 5 <= raw.count, raw[i..<(i + 5)].elementsEqual(amp) {
-                out.append(UInt8(ascii: "&"))
-                i += 5
-            } else {
-                out.append(raw[i])
-                i += 1
-            }
-        }
-        return String(decoding: out, as: UTF8.self)
+        XMLRawAttributes.string(raw)
     }
 
     private func position() -> (line: Int, column: Int) {

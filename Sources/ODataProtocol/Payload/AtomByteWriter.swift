@@ -1,0 +1,177 @@
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Musl)
+internal import Musl
+#elseif canImport(Darwin)
+internal import Darwin
+#endif
+
+/// The growable byte buffer the streaming Atom decoder writes its JSON into: raw memory with
+/// inlined appends (no uniqueness check or generic collection path per append, which
+/// `[UInt8]` costs on this hot path), JSON string escaping, and moves within the buffer.
+///
+/// Ownership: the memory belongs to a private storage object shared by copies of the writer.
+/// Copies are for reading only (mutating one copy would leave the others with stale `count`
+/// and, after growth, a freed `base`). Not thread-safe.
+struct AtomByteWriter {
+    private final class Storage {
+        var pointer: UnsafeMutablePointer<UInt8>
+        init(capacity: Int) { pointer = .allocate(capacity: capacity) }
+        deinit { pointer.deallocate() }
+    }
+
+    private let storage: Storage
+    private(set) var base: UnsafeMutablePointer<UInt8>
+    private(set) var count = 0
+    private var capacity: Int
+
+    init(capacity: Int) {
+        let c = max(capacity, 256)
+        storage = Storage(capacity: c)
+        base = storage.pointer
+        self.capacity = c
+    }
+
+    /// Makes room for `n` more bytes.
+    @inline(__always)
+    mutating func reserve(_ n: Int) {
+        if count + n > capacity { grow(count + n) }
+    }
+
+    private mutating func grow(_ needed: Int) {
+        var c = capacity * 2
+        while c < needed { c *= 2 }
+        let p = UnsafeMutablePointer<UInt8>.allocate(capacity: c)
+        p.initialize(from: base, count: count)
+        base.deallocate()
+        storage.pointer = p
+        base = p
+        capacity = c
+    }
+
+    @inline(__always)
+    mutating func append(_ b: UInt8) {
+        if count == capacity { grow(count + 1) }
+        base[count] = b
+        count += 1
+    }
+
+    @inline(__always)
+    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let p = bytes.baseAddress, bytes.count > 0 else { return }
+        reserve(bytes.count)
+        (base + count).initialize(from: p, count: bytes.count)
+        count += bytes.count
+    }
+
+    @inline(__always)
+    mutating func append(_ s: StaticString) {
+        append(UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
+    }
+
+    mutating func append(_ bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { append($0) }
+    }
+
+    mutating func append(_ s: String) {
+        var s = s
+        s.withUTF8 { append($0) }
+    }
+
+    /// Appends `count` bytes of this buffer from `start` (which may be anywhere before the end).
+    mutating func appendCopy(from start: Int, count n: Int) {
+        reserve(n)
+        (base + count).initialize(from: base + start, count: n)  // after `reserve`, which may move `base`
+        count += n
+    }
+
+    /// The bytes in `range` (valid until the next mutation).
+    @inline(__always)
+    func span(_ range: Range<Int>) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: base + range.lowerBound, count: range.count)
+    }
+
+    /// Moves the bytes from `from` to the end down to `to` (before `from`) and drops the rest.
+    mutating func moveTail(from: Int, to: Int) {
+        let n = count - from
+        memmove(base + to, base + from, n)
+        count = to + n
+    }
+
+    mutating func truncate(to n: Int) { count = n }
+
+    // MARK: JSON
+
+    /// `"text"`, escaped as `JSONWriter.writeEscaped` does (`"` `\` and control characters).
+    @inline(__always)
+    mutating func appendString(_ text: UnsafeBufferPointer<UInt8>) {
+        append(UInt8(ascii: "\""))
+        appendEscaped(text)
+        append(UInt8(ascii: "\""))
+    }
+
+    mutating func appendString(_ s: String) {
+        var s = s
+        s.withUTF8 { appendString($0) }
+    }
+
+    /// The escaped content of a JSON string (no quotes). Clean runs are copied whole; eight
+    /// bytes at a time are checked for a byte that needs escaping.
+    mutating func appendEscaped(_ text: UnsafeBufferPointer<UInt8>) {
+        guard let p = text.baseAddress else { return }
+        let n = text.count
+        var runStart = 0
+        var i = 0
+        let raw = UnsafeRawPointer(p)
+        while i < n {
+            if i + 8 <= n {
+                let w = raw.loadUnaligned(fromByteOffset: i, as: UInt64.self)
+                if !Self.wordNeedsEscape(w) { i += 8; continue }
+            }
+            let b = p[i]
+            if b >= 0x20 && b != 0x22 && b != 0x5C { i += 1; continue }
+            append(UnsafeBufferPointer(start: p + runStart, count: i - runStart))
+            append(0x5C)
+            switch b {
+            case 0x22: append(0x22)
+            case 0x5C: append(0x5C)
+            case 0x0A: append(UInt8(ascii: "n"))
+            case 0x0D: append(UInt8(ascii: "r"))
+            case 0x09: append(UInt8(ascii: "t"))
+            case 0x08: append(UInt8(ascii: "b"))
+            case 0x0C: append(UInt8(ascii: "f"))
+            default:
+                append(UInt8(ascii: "u"))
+                append(0x30)
+                append(0x30)
+                append(Self.hex(b >> 4))
+                append(Self.hex(b & 0xF))
+            }
+            i += 1
+            runStart = i
+        }
+        append(UnsafeBufferPointer(start: p + runStart, count: n - runStart))
+    }
+
+    @inline(__always)
+    static func hex(_ v: UInt8) -> UInt8 { v < 10 ? 0x30 + v : 0x57 + v }
+
+    /// True when one of the eight bytes of `w` is below 0x20, `"` or `\` (exact: the classic
+    /// "has a zero byte" / "has a byte less than n" tests).
+    @inline(__always)
+    static func wordNeedsEscape(_ w: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let high: UInt64 = 0x8080_8080_8080_8080
+        let below = (w &- ones &* 0x20) & ~w & high
+        let q = w ^ (ones &* 0x22)
+        let quote = (q &- ones) & ~q & high
+        let s = w ^ (ones &* 0x5C)
+        let backslash = (s &- ones) & ~s & high
+        return (below | quote | backslash) != 0
+    }
+
+    /// The bytes as a string.
+    func string(_ range: Range<Int>) -> String {
+        String(decoding: span(range), as: UTF8.self)
+    }
+}
