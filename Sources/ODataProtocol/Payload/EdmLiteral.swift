@@ -83,7 +83,10 @@ enum EdmLiteral {
         if lit("-") { negativeYear = true }
         let yStart = i
         while i < b.count && b[i] >= 48 && b[i] <= 57 { i += 1 }
-        guard i - yStart >= 4, let yv = Int(String(decoding: b[yStart..<i], as: UTF8.self)) else { return nil }
+        // At most six year digits: milliseconds since 1970 then stay far inside Int64
+        // (longer years are not dates any service sends, and would overflow).
+        guard i - yStart >= 4, i - yStart <= 6,
+              let yv = Int(String(decoding: b[yStart..<i], as: UTF8.self)) else { return nil }
         let y = negativeYear ? -yv : yv
         guard lit("-"), let mo = num(2), lit("-"), let d = num(2), lit("T") || lit("t"),
               let h = num(2), lit(":"), let mi = num(2) else { return nil }
