@@ -66,11 +66,10 @@ public func ods_response_count(_ handle: OpaquePointer?) -> Int64 {
 
 @_cdecl("ods_response_entity_count")
 public func ods_response_entity_count(_ handle: OpaquePointer?) -> Int {
-    ResponseView.from(handle)?.entities.count ?? 0
+    ResponseView.from(handle)?.entityCount ?? 0
 }
 
 @_cdecl("ods_response_entity")
 public func ods_response_entity(_ handle: OpaquePointer?, _ index: Int) -> OpaquePointer? {
-    guard let entities = ResponseView.from(handle)?.entities, index >= 0, index < entities.count else { return nil }
-    return entities[index].pointer
+    ResponseView.from(handle)?.entity(at: index)?.pointer
 }

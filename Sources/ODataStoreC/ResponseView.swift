@@ -18,7 +18,11 @@ final class ResponseView: Sendable {
         var etag: UnsafePointer<CChar>??
         var nextLink: UnsafePointer<CChar>??
         var headers: [(name: UnsafePointer<CChar>?, value: UnsafePointer<CChar>?)]?
-        var entities: [EntityView]?
+        /// The canonical JSON's bytes and where its entities are, found on first use.
+        var text: CanonicalJSONText?
+        var entityRanges: [Range<Int>]?
+        /// Views made so far, by index.
+        var entities: [EntityView?] = []
     }
 
     init(_ response: Response) {
@@ -77,13 +81,33 @@ final class ResponseView: Sendable {
         return header(at: index)?.value
     }
 
-    /// The entities of the canonical JSON, parsed once.
-    var entities: [EntityView] {
+    /// The entities of the canonical JSON, located (not parsed) on first use.
+    var entityCount: Int {
+        cache.withLock { c in entityRanges(&c).count }
+    }
+
+    /// The view of entity `index`, made on first use; nil when out of range.
+    func entity(at index: Int) -> EntityView? {
         cache.withLock { c in
-            if let e = c.entities { return e }
-            let e = EntityView.entities(in: response)
-            c.entities = e
-            return e
+            let ranges = entityRanges(&c)
+            guard index >= 0, index < ranges.count, let text = c.text else { return nil }
+            if c.entities.isEmpty { c.entities = Array(repeating: nil, count: ranges.count) }
+            if let view = c.entities[index] { return view }
+            let view = EntityView(text: text, range: ranges[index])
+            c.entities[index] = view
+            return view
         }
+    }
+
+    private func entityRanges(_ c: inout Cache) -> [Range<Int>] {
+        if let ranges = c.entityRanges { return ranges }
+        var ranges: [Range<Int>] = []
+        if response.entityCount > 0, !response.json.isEmpty {
+            let text = CanonicalJSONText(response.json)
+            ranges = text.entityRanges()
+            c.text = text
+        }
+        c.entityRanges = ranges
+        return ranges
     }
 }
