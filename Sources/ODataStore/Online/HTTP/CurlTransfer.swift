@@ -1,16 +1,12 @@
 import CCurl
 
-/// One exchange in flight on a `CurlTransport`'s thread: its easy handle, header list and
-/// the response being collected. Confined to the transport thread; libcurl's callbacks reach
+/// One exchange in flight on a `CurlTransport`'s thread: its easy handle and the response
+/// being collected. Confined to the transport thread; libcurl's callbacks reach
 /// it through an unretained pointer while the worker's table keeps it alive.
 final class CurlTransfer {
     let id: UInt64
-    let easy: UnsafeMutableRawPointer
+    let easy: CurlEasy
     private var completion: (@Sendable (Result<HTTPResponse, HTTPTransportError>) -> Void)?
-    /// Request headers as libcurl holds them; freed when the transfer ends.
-    var headerList: UnsafeMutablePointer<curl_slist>?
-    /// libcurl's error text for this transfer (CURLOPT_ERRORBUFFER).
-    let errorBuffer: UnsafeMutablePointer<CChar>
     let maxBodyBytes: Int
 
     /// Headers of the response being received; reset at each status line (1xx, redirects).
@@ -19,22 +15,16 @@ final class CurlTransfer {
     /// Set by a callback that stopped the transfer (body too large, ...).
     var callbackFailure: HTTPTransportError?
 
-    init(id: UInt64, easy: UnsafeMutableRawPointer, maxBodyBytes: Int,
+    init(id: UInt64, easy: CurlEasy, maxBodyBytes: Int,
          completion: @escaping @Sendable (Result<HTTPResponse, HTTPTransportError>) -> Void) {
         self.id = id
         self.easy = easy
         self.maxBodyBytes = maxBodyBytes
         self.completion = completion
-        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
-        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        easy.errorBuffer[0] = 0
     }
 
-    deinit {
-        if let headerList { curl_slist_free_all(headerList) }
-        errorBuffer.deallocate()
-    }
-
-    var errorText: String { String(cString: errorBuffer) }
+    var errorText: String { easy.errorText }
 
     /// Calls the completion the first time only; later calls do nothing.
     func complete(_ result: Result<HTTPResponse, HTTPTransportError>) {
