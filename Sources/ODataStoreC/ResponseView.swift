@@ -67,7 +67,7 @@ final class ResponseView: Sendable {
     func header(at index: Int) -> (name: UnsafePointer<CChar>?, value: UnsafePointer<CChar>?)? {
         cache.withLock { c in
             if c.headers == nil {
-                c.headers = response.headers.map { (c.strings.keep($0.name), c.strings.keep($0.value)) }
+                c.headers = response.headerFields.pairs.map { (c.strings.keep($0.name), c.strings.keep($0.value)) }
             }
             guard let headers = c.headers, index >= 0, index < headers.count else { return nil }
             return headers[index]
@@ -75,9 +75,7 @@ final class ResponseView: Sendable {
     }
 
     func header(named name: String) -> UnsafePointer<CChar>? {
-        guard let index = response.headers.firstIndex(where: { asciiCaseInsensitiveEquals($0.name, name) }) else {
-            return nil
-        }
+        guard let index = response.headerFields.index(named: name) else { return nil }
         return header(at: index)?.value
     }
 

@@ -292,7 +292,7 @@ final class OnlineExchange: EngineTask {
 extension Response {
     /// A response carrying only what the transport received.
     init(raw: HTTPResponse) {
-        self.init(status: raw.status, headers: raw.headers, body: raw.body)
+        self.init(status: raw.status, headerFields: raw.headerFields, body: raw.body)
     }
 }
 

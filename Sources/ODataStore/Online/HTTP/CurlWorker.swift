@@ -250,7 +250,7 @@ final class CurlWorker: @unchecked Sendable {
                 var status = 0
                 _ = ods_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
                 if status > 0 {
-                    result = .success(HTTPResponse(status: status, headers: transfer.responseHeaders, body: transfer.body))
+                    result = .success(HTTPResponse(status: status, headerFields: transfer.responseHeaders, body: transfer.body))
                 } else {
                     result = .failure(.io("the transfer ended without an HTTP status"))
                 }
