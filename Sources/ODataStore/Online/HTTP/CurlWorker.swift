@@ -55,11 +55,25 @@ final class CurlWorker: @unchecked Sendable {
 
             var running: Int32 = 0
             _ = curl_multi_perform(multi, &running)
-            collectFinished()
+            // The callback threads are woken once, after every finished exchange is queued.
+            DeferredWakeups.deferring { collectFinished() }
 
-            // Sleeps until socket activity, a libcurl timer, curl_multi_wakeup or 1 s.
-            if curl_multi_poll(multi, nil, 0, 1000, nil) != CURLM_OK {
-                usleep(10_000)  // never spin if polling fails
+            // Sleeps until socket activity, a libcurl timer, curl_multi_wakeup or 1 s, unless
+            // work arrived meanwhile (senders wake the worker only while it sleeps).
+            let sleep = shared.inbox.withLock { inbox -> Bool in
+                guard inbox.isEmpty else { return false }
+                inbox.workerSleeping = true
+                return true
+            }
+            if sleep {
+                let polled = curl_multi_poll(multi, nil, 0, 1000, nil)
+                shared.inbox.withLock { inbox in
+                    inbox.workerSleeping = false
+                    inbox.wakeupSent = false
+                }
+                if polled != CURLM_OK {
+                    usleep(10_000)  // never spin if polling fails
+                }
             }
         }
         closeEverything()
@@ -311,6 +325,7 @@ final class CurlWorker: @unchecked Sendable {
         }
         for easy in idleHandles { destroy(easy) }
         idleHandles.removeAll()
+        shared.retireMultiHandle()
         curl_multi_cleanup(multi)
         if let cookieShare { curl_share_cleanup(cookieShare) }
     }
