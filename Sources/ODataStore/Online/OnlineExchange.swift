@@ -36,6 +36,8 @@ final class OnlineExchange: EngineTask {
         var entitySet: String?
         var target: PayloadTarget
         var modifying: Bool
+        /// The engine's knowledge of the service when the request was prepared.
+        var service: OnlineEngine.ServiceState
     }
 
     init(engine: OnlineEngine, job: RequestJob,
@@ -68,9 +70,10 @@ final class OnlineExchange: EngineTask {
     // MARK: - Building
 
     private func prepare() throws(ODataStoreError) -> Plan {
-        let version = engine.odataVersion ?? .v4
-        let model = engine.model
-        let url = try RequestURL.make(serviceRoot: engine.serviceRoot, path: job.path)
+        let service = engine.state
+        let version = service.version ?? .v4
+        let model = service.model
+        let url = job.url  // made (and checked) when the request was created
         let target = ResourceTarget(path: job.path, serviceRoot: engine.serviceRoot)
         let operation = job.mode == .function ? target.firstSegment.flatMap { model?.operationImports[$0] } : nil
         if job.mode == .function, model != nil, operation == nil {
@@ -89,9 +92,14 @@ final class OnlineExchange: EngineTask {
             }
         }
 
+        if method == "GET" {
+            // No body and no If-Match: the store's read headers, made once, plus the request's own.
+            let headers = OnlineEngine.applying(job.headers, to: target.isRawValue ? service.rawReadHeaders : service.readHeaders)
+            return Plan(version: version, method: method, url: url, headers: headers, body: [], entitySet: entitySet,
+                        target: payloadTarget, modifying: false, service: service)
+        }
         var headers = engine.baseHeaders(version: version)
-        headers.append(("Accept", target.isRawValue ? "text/plain, application/octet-stream;q=0.9, */*;q=0.8"
-                                                   : ProtocolHeaders.accept(version)))
+        headers.append(("Accept", target.isRawValue ? ProtocolHeaders.rawAccept : ProtocolHeaders.accept(version)))
         var body: [UInt8] = []
         if let text = job.body, method != "GET", method != "DELETE" {
             if job.mode.requiresBody {
@@ -112,7 +120,7 @@ final class OnlineExchange: EngineTask {
             headers.append(("If-Match", etag))
         }
         return Plan(version: version, method: method, url: url, headers: engine.merged(headers, job.headers),
-                    body: body, entitySet: entitySet, target: payloadTarget, modifying: modifying)
+                    body: body, entitySet: entitySet, target: payloadTarget, modifying: modifying, service: service)
     }
 
     /// The `@odata.etag` of the JSON body, used as If-Match when the app set none.
@@ -220,8 +228,8 @@ final class OnlineExchange: EngineTask {
         }
         do {
             return try PayloadDecoder.decode(response.body, contentType: contentType, version: plan.version,
-                                             model: engine.model, entitySet: plan.entitySet, target: plan.target,
-                                             schema: engine.schema)
+                                             model: plan.service.model, entitySet: plan.entitySet, target: plan.target,
+                                             schema: plan.service.schema)
         } catch {
             throw ODataStoreError(.protocol, "the service's response to \(plan.method) \(job.path) is not valid OData: \(error)",
                                   httpStatus: response.status)

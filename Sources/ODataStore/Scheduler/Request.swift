@@ -15,6 +15,8 @@ public final class Request: Sendable {
     public let body: String?
     /// The store the request belongs to.
     public let store: Store
+    /// The absolute URL of `path`, made and checked when the request was created.
+    let url: String
 
     private struct Mutable {
         var state: RequestState = .new
@@ -29,8 +31,9 @@ public final class Request: Sendable {
     }
     private let mutable = Locked(Mutable())
 
-    init(store: Store, id: UInt64, mode: RequestMode, path: String, body: String?) {
+    init(store: Store, id: UInt64, mode: RequestMode, path: String, url: String, body: String?) {
         self.store = store
+        self.url = url
         self.id = id
         self.mode = mode
         self.path = path
@@ -91,7 +94,7 @@ public final class Request: Sendable {
         let job: RequestJob = try mutable.withLock { (m) throws(ODataStoreError) -> RequestJob in
             guard m.state == .new else { throw .state("the request was already started") }
             m.state = .waiting
-            return RequestJob(id: id, mode: mode, path: path, body: body, headers: m.headers,
+            return RequestJob(id: id, mode: mode, path: path, url: url, body: body, headers: m.headers,
                               etag: m.etag, paging: m.paging, timeoutMilliseconds: m.timeoutMilliseconds)
         }
         do {
