@@ -10,18 +10,15 @@ import ODataStore
 /// strings handed to C are made on first use and cached until the response is released.
 ///
 /// Threading: the accessors may be called from any thread while the callback runs (the JSON
-/// is immutable; the string cache is locked).
+/// is immutable; the strings are kept in the response view's locked cache).
 final class EntityView: Sendable {
+    /// The response view that owns this view (and outlives it: it holds its entity views).
+    unowned let owner: ResponseView
+    /// The entity's position in the response.
+    let index: Int
     let text: CanonicalJSONText
     /// The entity object's bytes in `text`, braces included.
     let range: Range<Int>
-    private let cache = Locked(Cache())
-
-    private struct Cache: @unchecked Sendable {
-        let strings = BorrowedStrings()
-        var json: UnsafePointer<CChar>?
-        var texts: [String: UnsafePointer<CChar>?] = [:]
-    }
 
     /// A property's value: its JSON kind and where its bytes are.
     struct Property {
@@ -30,7 +27,9 @@ final class EntityView: Sendable {
         var range: Range<Int>
     }
 
-    init(text: CanonicalJSONText, range: Range<Int>) {
+    init(owner: ResponseView, index: Int, text: CanonicalJSONText, range: Range<Int>) {
+        self.owner = owner
+        self.index = index
         self.text = text
         self.range = range
     }
@@ -44,11 +43,11 @@ final class EntityView: Sendable {
 
     /// The entity's JSON object, as it is in the response's canonical JSON.
     var json: UnsafePointer<CChar>? {
-        cache.withLock { c in
-            if c.json == nil {
-                c.json = text.withScanner { c.strings.keep(bytes: Array($0.buffer[range])) }
-            }
-            return c.json
+        owner.withCache { c in
+            if let cached = c.entityJSON[index] { return cached }
+            let pointer = text.withScanner { c.keep(bytes: Array($0.buffer[range])) }
+            c.entityJSON[index] = pointer
+            return pointer
         }
     }
 
@@ -98,19 +97,20 @@ final class EntityView: Sendable {
     /// `.none` when absent.
     func text(_ property: String) -> UnsafePointer<CChar>?? {
         guard let p = self.property(property) else { return .none }
-        return cache.withLock { c in
-            if let cached = c.texts[property] { return .some(cached) }
+        let key = ResponseView.EntityTextKey(entity: index, property: property)
+        return owner.withCache { c in
+            if let cached = c.entityTexts[key] { return .some(cached) }
             let pointer: UnsafePointer<CChar>?
             switch p.kind {
             case .null: pointer = nil
-            case .bool: pointer = c.strings.keep(bool(p) ? "true" : "false")
-            case .number, .string: pointer = scalarText(p).flatMap { c.strings.keep($0) }
+            case .bool: pointer = c.keep(bool(p) ? "true" : "false")
+            case .number, .string: pointer = scalarText(p).flatMap { c.keep($0) }
             case .array, .object:
                 // Re-serialized compactly, as a parsed value would be.
                 let value = text.withScanner { try? JSONValue.parse(UnsafeBufferPointer(rebasing: $0.buffer[p.range])) }
-                pointer = value.flatMap { c.strings.keep($0.serialized()) }
+                pointer = value.flatMap { c.keep($0.serialized()) }
             }
-            c.texts[property] = pointer
+            c.entityTexts[key] = pointer
             return .some(pointer)
         }
     }
@@ -128,6 +128,17 @@ final class CanonicalJSONText: Sendable {
     func withScanner<R>(_ body: (CanonicalJSONScanner) -> R) -> R {
         if let r = json.utf8.withContiguousStorageIfAvailable({ body(CanonicalJSONScanner($0)) }) { return r }
         return Array(json.utf8).withUnsafeBufferPointer { body(CanonicalJSONScanner($0)) }
+    }
+
+    /// True when every range lies in the text and starts and ends an object (a cheap check of
+    /// ranges recorded by the decoder; anything else falls back to a scan).
+    func areEntities(_ ranges: [Range<Int>]) -> Bool {
+        withScanner { scan in
+            ranges.allSatisfy { r in
+                r.lowerBound >= 0 && r.upperBound <= scan.count && r.count >= 2
+                    && scan.byte(r.lowerBound) == UInt8(ascii: "{") && scan.byte(r.upperBound - 1) == UInt8(ascii: "}")
+            }
+        }
     }
 
     /// The entities: the object elements of a collection's "value", or the single top-level

@@ -15,15 +15,15 @@ final class CallbackQueue: @unchecked Sendable {
 
     let mode: DispatchMode
     private let cond = ConditionLock()
-    // Guarded by `cond`.
-    private var items: [Callback] = []
-    private var head = 0
-    private var accepting = true
-    private var dispatcherActive = false
+    // Guarded by `cond` (so never accessed concurrently: no dynamic exclusivity checks).
+    @exclusivity(unchecked) private var items: [Callback] = []
+    @exclusivity(unchecked) private var head = 0
+    @exclusivity(unchecked) private var accepting = true
+    @exclusivity(unchecked) private var dispatcherActive = false
     /// Threads waiting in `cond` for callbacks (the callback thread, `dispatch` callers).
-    private var waiting = 0
+    @exclusivity(unchecked) private var waiting = 0
     /// A wake-up was sent (or deferred) since a waiter last woke: further enqueues need none.
-    private var wakePending = false
+    @exclusivity(unchecked) private var wakePending = false
     private var thread: JoinableThread?
     private let event: ReadinessPipe?
     /// The thread currently running callbacks (0 when none); the callback thread in `.thread` mode.
@@ -153,14 +153,23 @@ final class CallbackQueue: @unchecked Sendable {
     }
 
     private func runLoop() {
+        // Two buffers swapped under the lock, so that queueing reuses the capacity of the
+        // previous batch instead of allocating a new array for every batch.
+        var batch: [Callback] = []
         while true {
             cond.lock()
             while accepting && head == items.count { _ = waitLocked(until: nil) }
-            let batch = takeAllLocked()
+            if head == 0 {
+                swap(&batch, &items)
+                event?.lower()
+            } else {
+                batch = takeAllLocked()
+            }
             let done = !accepting && batch.isEmpty
             cond.unlock()
             if done { return }
             run(batch)
+            batch.removeAll(keepingCapacity: true)  // the callbacks are released here, unlocked
         }
     }
 

@@ -139,25 +139,40 @@ final class OnlineExchange: EngineTask {
         }
         let request = HTTPRequest(method: first ? plan.method : "GET", url: url, headers: headers,
                                   body: first ? plan.body : [], timeoutMilliseconds: engine.timeout(job.timeoutMilliseconds))
-        transmit(request) { [self] response in
-            handle(response, plan: plan, url: url, first: first)
-        }
-    }
-
-    /// Sends one HTTP request unless cancelled; transport failures finish the request.
-    private func transmit(_ request: HTTPRequest, then: @escaping @Sendable (HTTPResponse) -> Void) {
+        // One closure for the transport (not a continuation wrapped in another).
+        let method = request.method
         let id = engine.transport.send(request) { [self] result in
             switch result {
-            case .success(let response): then(response)
-            case .failure(let error):
-                finish(.failure(RequestFailure(error: ResponseErrors.error(for: error, what: "\(request.method) \(job.path)"))))
+            case .success(let response): handle(response, plan: plan, url: url, first: first)
+            case .failure(let error): transportFailed(error, method: method)
             }
         }
+        record(id)
+    }
+
+    private func transportFailed(_ error: HTTPTransportError, method: String) {
+        finish(.failure(RequestFailure(error: ResponseErrors.error(for: error, what: "\(method) \(job.path)"))))
+    }
+
+    /// Remembers the transfer in flight; cancels it when the request was cancelled meanwhile.
+    private func record(_ id: UInt64) {
         let cancelled: Bool = progress.withLock { p in
             p.transfer = id
             return p.cancelled
         }
         if cancelled { engine.transport.cancel(id) }
+    }
+
+    /// Sends one HTTP request unless cancelled; transport failures finish the request.
+    private func transmit(_ request: HTTPRequest, then: @escaping @Sendable (HTTPResponse) -> Void) {
+        let method = request.method
+        let id = engine.transport.send(request) { [self] result in
+            switch result {
+            case .success(let response): then(response)
+            case .failure(let error): transportFailed(error, method: method)
+            }
+        }
+        record(id)
     }
 
     private func handle(_ response: HTTPResponse, plan: Plan, url: String, first: Bool) {
@@ -196,8 +211,12 @@ final class OnlineExchange: EngineTask {
             }
             return
         }
-        let pages: [DecodedPage] = progress.withLock { $0.pages } + [DecodedPage(response: response, payload: payload)]
-        finish(.success(assemble(pages)))
+        let earlier: [DecodedPage] = job.paging == .follow ? progress.withLock { $0.pages } : []
+        if earlier.isEmpty {
+            finish(.success(single(response, payload)))
+        } else {
+            finish(.success(assemble(earlier + [DecodedPage(response: response, payload: payload)])))
+        }
     }
 
     private func refetchToken(then retry: @escaping @Sendable () -> Void) {
@@ -248,6 +267,19 @@ final class OnlineExchange: EngineTask {
             r.json = JSONValue.object(outer).serialized()
         }
         return RequestFailure(error: error, response: r)
+    }
+
+    /// The response of a request answered by one page.
+    private func single(_ raw: HTTPResponse, _ payload: DecodedPayload) -> Response {
+        var response = Response(raw: raw)
+        response.etag = payload.etag ?? raw.header("ETag")
+        response.count = payload.count
+        response.deltaLink = payload.deltaLink
+        response.json = payload.json
+        response.nextLink = payload.nextLink
+        response.entityCount = payload.entityCount
+        response.entityRanges = payload.entityRanges
+        return response
     }
 
     private func assemble(_ pages: [DecodedPage]) -> Response {

@@ -132,13 +132,16 @@ public final class Request: Sendable {
     /// Claims the single terminal transition. Returns the callbacks to call, or nil when the
     /// request is already terminal (or was never started).
     func claimTerminal(_ state: RequestState) -> (delegate: (any RequestDelegate)?, completion: RequestCompletion?, task: (any EngineTask)?)? {
+        // The closures leave through a captured variable rather than as withLock's generic
+        // result, which would box the completion in a reabstraction thunk.
+        var claimed: (delegate: (any RequestDelegate)?, completion: RequestCompletion?, task: (any EngineTask)?)?
         mutable.withLock { m in
-            guard m.state == .waiting || m.state == .running else { return nil }
+            guard m.state == .waiting || m.state == .running else { return }
             m.state = state
-            let task = m.task
+            claimed = (m.delegate, m.completion, m.task)
             m.task = nil
-            return (m.delegate, m.completion, task)
         }
+        return claimed
     }
 
     /// Records the engine task; returns false (and the caller cancels it) when the request

@@ -21,6 +21,9 @@ public struct Response: Sendable {
     public var count: Int64?
     /// Number of entities in `json`: the collection's length, 1 for an entity, else 0.
     public var entityCount: Int
+    /// Where the entities are in `json` (UTF-8 byte offsets) when the decoder recorded it
+    /// (`DecodedPayload.entityRanges`); nil otherwise.
+    public var entityRanges: [Range<Int>]?
 
     public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = [],
                 json: String = "", etag: String? = nil, nextLink: String? = nil,

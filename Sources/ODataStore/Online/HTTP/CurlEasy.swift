@@ -24,15 +24,15 @@ final class CurlEasy {
         /// Set up for another method or a body: reset before it is used again.
         case other
     }
-    var setup = Setup.blank
+    @exclusivity(unchecked) var setup = Setup.blank
 
     /// The request headers `headerList` was built from (nil: no list set since the last reset).
-    var headerSource: [(name: String, value: String)]?
+    @exclusivity(unchecked) var headerSource: [(name: String, value: String)]?
     /// The request header list libcurl holds (CURLOPT_HTTPHEADER); owned here, freed when
     /// replaced or when the handle is destroyed.
-    var headerList: UnsafeMutablePointer<curl_slist>?
+    @exclusivity(unchecked) var headerList: UnsafeMutablePointer<curl_slist>?
     /// CURLOPT_TIMEOUT_MS as last set (-1: not since the last reset).
-    var timeoutMilliseconds = -1
+    @exclusivity(unchecked) var timeoutMilliseconds = -1
 
     init?() {
         guard let handle = curl_easy_init() else { return nil }

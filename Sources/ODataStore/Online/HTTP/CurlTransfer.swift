@@ -6,14 +6,15 @@ import CCurl
 final class CurlTransfer {
     let id: UInt64
     let easy: CurlEasy
-    private var completion: (@Sendable (Result<HTTPResponse, HTTPTransportError>) -> Void)?
+    // Confined to the transport thread, never accessed re-entrantly: no dynamic exclusivity checks.
+    @exclusivity(unchecked) private var completion: (@Sendable (Result<HTTPResponse, HTTPTransportError>) -> Void)?
     let maxBodyBytes: Int
 
     /// Headers of the response being received; reset at each status line (1xx, redirects).
-    var responseHeaders = HTTPHeaderFields()
-    var body: [UInt8] = []
+    @exclusivity(unchecked) var responseHeaders = HTTPHeaderFields()
+    @exclusivity(unchecked) var body: [UInt8] = []
     /// Set by a callback that stopped the transfer (body too large, ...).
-    var callbackFailure: HTTPTransportError?
+    @exclusivity(unchecked) var callbackFailure: HTTPTransportError?
 
     init(id: UInt64, easy: CurlEasy, maxBodyBytes: Int,
          completion: @escaping @Sendable (Result<HTTPResponse, HTTPTransportError>) -> Void) {

@@ -12,9 +12,9 @@ final class CurlWorker: @unchecked Sendable {
     private let multi: UnsafeMutableRawPointer
     private let shared: CurlShared
     private let configuration: CurlTransportConfiguration
-    private var active: [UInt64: CurlTransfer] = [:]
-    private var byHandle: [UnsafeMutableRawPointer: CurlTransfer] = [:]
-    private var idleHandles: [CurlEasy] = []
+    // Confined to the transport thread (no dynamic exclusivity checks needed).
+    @exclusivity(unchecked) private var active: [UInt64: CurlTransfer] = [:]
+    @exclusivity(unchecked) private var idleHandles: [CurlEasy] = []
     /// Cookies shared by every easy handle (session cookies such as SAP's, which a CSRF
     /// token is bound to). Used only on the transport thread, so it needs no lock callbacks.
     private let cookieShare: UnsafeMutableRawPointer?
@@ -100,7 +100,6 @@ final class CurlWorker: @unchecked Sendable {
             return
         }
         active[transfer.id] = transfer
-        byHandle[easy.handle] = transfer
         shared.requestsStarted.add(1, ordering: .relaxed)
     }
 
@@ -115,7 +114,7 @@ final class CurlWorker: @unchecked Sendable {
         guard HTTPSyntax.isToken(request.method) else {
             return .io("invalid HTTP method \"\(request.method)\"")
         }
-        guard !request.url.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else {
+        guard !Self.hasSpaceOrControl(request.url) else {
             return .io("the URL contains a space or a control character: \(request.url)")
         }
         if request.timeoutMilliseconds < 0 {
@@ -146,6 +145,8 @@ final class CurlWorker: @unchecked Sendable {
         options.string(CURLOPT_URL, request.url, "URL")
         options.pointer(CURLOPT_WRITEDATA, context, "WRITEDATA")
         options.pointer(CURLOPT_HEADERDATA, context, "HEADERDATA")
+        // The id, for collectFinished to find the transfer (ids start at 1, never a null pointer).
+        options.pointer(CURLOPT_PRIVATE, UnsafeRawPointer(bitPattern: UInt(truncatingIfNeeded: transfer.id)), "PRIVATE")
         let timeout = request.timeoutMilliseconds > 0 ? request.timeoutMilliseconds : configuration.defaultTimeoutMilliseconds
         if timeout != easy.timeoutMilliseconds {
             options.long(CURLOPT_TIMEOUT_MS, timeout, "TIMEOUT_MS")
@@ -177,6 +178,15 @@ final class CurlWorker: @unchecked Sendable {
             return .io("curl_easy_setopt(\(failed)) failed")
         }
         return nil
+    }
+
+    /// True when the URL has a byte <= 0x20 or DEL.
+    private static func hasSpaceOrControl(_ url: String) -> Bool {
+        var url = url
+        return url.withUTF8 { bytes in
+            for b in bytes where b <= 0x20 || b == 0x7F { return true }
+            return false
+        }
     }
 
     /// The options every exchange shares, set once per handle (after creation or a reset).
@@ -251,9 +261,12 @@ final class CurlWorker: @unchecked Sendable {
         while let message = curl_multi_info_read(multi, &remaining) {
             guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
             let code = ods_curl_msg_result(message)  // read before remove_handle invalidates it
-            guard let transfer = byHandle.removeValue(forKey: easy) else { continue }
+            // CURLOPT_PRIVATE holds the transfer's id (never a pointer that could dangle).
+            var privateData: UnsafeMutableRawPointer?
+            guard ods_curl_easy_getinfo_ptr(easy, CURLINFO_PRIVATE, &privateData) == CURLE_OK,
+                  let id = privateData.map({ UInt64(UInt(bitPattern: $0)) }),
+                  let transfer = active.removeValue(forKey: id) else { continue }
             let pooled = transfer.easy
-            active[transfer.id] = nil
 
             var connects = 0
             if ods_curl_easy_getinfo_long(easy, CURLINFO_NUM_CONNECTS, &connects) == CURLE_OK {
@@ -282,7 +295,6 @@ final class CurlWorker: @unchecked Sendable {
 
     private func cancel(_ id: UInt64) {
         guard let transfer = active.removeValue(forKey: id) else { return }  // already finished
-        byHandle[transfer.easy.handle] = nil
         _ = curl_multi_remove_handle(multi, transfer.easy.handle)
         recycle(transfer.easy)
         transfer.complete(.failure(.cancelled))
@@ -317,7 +329,6 @@ final class CurlWorker: @unchecked Sendable {
     private func closeEverything() {
         let inFlight = active.values.sorted { $0.id < $1.id }
         active.removeAll()
-        byHandle.removeAll()
         for transfer in inFlight {
             _ = curl_multi_remove_handle(multi, transfer.easy.handle)
             destroy(transfer.easy)
