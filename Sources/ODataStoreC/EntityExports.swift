@@ -9,15 +9,15 @@ public func ods_entity_json(_ handle: OpaquePointer?) -> UnsafePointer<CChar>? {
 
 @_cdecl("ods_entity_etag")
 public func ods_entity_etag(_ handle: OpaquePointer?) -> UnsafePointer<CChar>? {
-    guard let entity = EntityView.from(handle), case .string? = entity.value("@odata.etag") else { return nil }
+    guard let entity = EntityView.from(handle), entity.property("@odata.etag")?.kind == .string else { return nil }
     return entity.text("@odata.etag") ?? nil
 }
 
 @_cdecl("ods_entity_value_type")
 public func ods_entity_value_type(_ handle: OpaquePointer?, _ property: UnsafePointer<CChar>?) -> Int32 {
     guard let entity = EntityView.from(handle), let property, let name = String(validatingCString: property),
-          let value = entity.value(name) else { return 0 }
-    switch value {
+          let value = entity.property(name) else { return 0 }
+    switch value.kind {
     case .null: return 1
     case .bool: return 2
     case .number: return 3
@@ -29,10 +29,10 @@ public func ods_entity_value_type(_ handle: OpaquePointer?, _ property: UnsafePo
 
 /// Looks up a property for the typed getters: ODS_EINVAL for NULL arguments, ODS_ENOTFOUND
 /// when the property is absent.
-private func lookup(_ handle: OpaquePointer?, _ property: UnsafePointer<CChar>?) throws(ODataStoreError) -> (EntityView, String, JSONValue) {
+private func lookup(_ handle: OpaquePointer?, _ property: UnsafePointer<CChar>?) throws(ODataStoreError) -> (EntityView, String, EntityView.Property) {
     guard let entity = EntityView.from(handle) else { throw nullArgument("entity") }
     let name = try CString.required(property, "property")
-    guard let value = entity.value(name) else {
+    guard let value = entity.property(name) else {
         throw ODataStoreError(.notFound, "the entity has no property \"\(name)\"")
     }
     return (entity, name, value)
@@ -40,10 +40,13 @@ private func lookup(_ handle: OpaquePointer?, _ property: UnsafePointer<CChar>?)
 
 /// A numeric property's text: a JSON number as spelled, or a string (Int64, Decimal, "INF").
 private func numberText(_ handle: OpaquePointer?, _ property: UnsafePointer<CChar>?) throws(ODataStoreError) -> (String, String) {
-    let (_, name, value) = try lookup(handle, property)
-    switch value {
-    case .number(let n): return (name, n)
-    case .string(let s): return (name, s)
+    let (entity, name, value) = try lookup(handle, property)
+    switch value.kind {
+    case .number, .string:
+        guard let text = entity.scalarText(value) else {
+            throw ODataStoreError(.invalidArgument, "property \"\(name)\" is not a number")
+        }
+        return (name, text)
     case .null: throw ODataStoreError(.notFound, "property \"\(name)\" is null")
     default: throw ODataStoreError(.invalidArgument, "property \"\(name)\" is not a number")
     }
@@ -97,9 +100,9 @@ public func ods_entity_get_bool(_ out: UnsafeMutablePointer<Int32>?, _ handle: O
                                 _ property: UnsafePointer<CChar>?) -> Int32 {
     status { () throws(ODataStoreError) in
         guard let out else { throw nullArgument("out") }
-        let (_, name, value) = try lookup(handle, property)
-        switch value {
-        case .bool(let b): out.pointee = b ? 1 : 0
+        let (entity, name, value) = try lookup(handle, property)
+        switch value.kind {
+        case .bool: out.pointee = entity.bool(value) ? 1 : 0
         case .null: throw ODataStoreError(.notFound, "property \"\(name)\" is null")
         default: throw ODataStoreError(.invalidArgument, "property \"\(name)\" is not a boolean")
         }

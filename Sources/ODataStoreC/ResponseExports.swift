@@ -30,7 +30,7 @@ public func ods_response_header(_ handle: OpaquePointer?, _ name: UnsafePointer<
 
 @_cdecl("ods_response_header_count")
 public func ods_response_header_count(_ handle: OpaquePointer?) -> Int {
-    ResponseView.from(handle)?.response.headers.count ?? 0
+    ResponseView.from(handle)?.response.headerFields.count ?? 0
 }
 
 @_cdecl("ods_response_header_at")
@@ -42,7 +42,7 @@ public func ods_response_header_at(_ outName: UnsafeMutablePointer<UnsafePointer
     return status { () throws(ODataStoreError) in
         guard let view = ResponseView.from(handle) else { throw nullArgument("response") }
         guard let header = view.header(at: index) else {
-            throw ODataStoreError(.invalidArgument, "header index \(index) is out of range (\(view.response.headers.count) headers)")
+            throw ODataStoreError(.invalidArgument, "header index \(index) is out of range (\(view.response.headerFields.count) headers)")
         }
         outName?.pointee = header.name
         outValue?.pointee = header.value
@@ -66,11 +66,10 @@ public func ods_response_count(_ handle: OpaquePointer?) -> Int64 {
 
 @_cdecl("ods_response_entity_count")
 public func ods_response_entity_count(_ handle: OpaquePointer?) -> Int {
-    ResponseView.from(handle)?.entities.count ?? 0
+    ResponseView.from(handle)?.entityCount ?? 0
 }
 
 @_cdecl("ods_response_entity")
 public func ods_response_entity(_ handle: OpaquePointer?, _ index: Int) -> OpaquePointer? {
-    guard let entities = ResponseView.from(handle)?.entities, index >= 0, index < entities.count else { return nil }
-    return entities[index].pointer
+    ResponseView.from(handle)?.entity(at: index)?.pointer
 }

@@ -14,15 +14,20 @@ public struct DecodedPayload: Sendable, Equatable {
     /// Elements of `value` for a collection result (entities, deleted-entity entries, links or
     /// values), 1 for a single entity, 0 for a single primitive or complex value.
     public var entityCount: Int
+    /// Where the entities are in `json` (UTF-8 byte offsets), when the decoder recorded them;
+    /// nil when it did not (consumers then find them in `json` themselves). A single-entity
+    /// result is one range covering the whole text.
+    public var entityRanges: [Range<Int>]?
 
     public init(json: String, count: Int64? = nil, nextLink: String? = nil, deltaLink: String? = nil,
-                etag: String? = nil, entityCount: Int = 0) {
+                etag: String? = nil, entityCount: Int = 0, entityRanges: [Range<Int>]? = nil) {
         self.json = json
         self.count = count
         self.nextLink = nextLink
         self.deltaLink = deltaLink
         self.etag = etag
         self.entityCount = entityCount
+        self.entityRanges = entityRanges
     }
 }
 

@@ -5,6 +5,8 @@ struct TopLevelSummary {
     var deltaLink: String?
     var etag: String?
     var entityCount = 0
+    /// The output is one entity (or entity reference) object and nothing else.
+    var singleEntity = false
 }
 
 extension JSONTranscoder {
@@ -49,14 +51,14 @@ extension JSONTranscoder {
         switch target {
         case .references:
             try writeObject(declared: nil, role: .reference)
-            return TopLevelSummary(entityCount: 1)
+            return TopLevelSummary(entityCount: 1, singleEntity: true)
         case .value:
             return try writeV2SingleValue(declared: declared, valueKind: valueKind)
         case .automatic where declared == nil:
             if let fk = first, !s.equals(fk, "__metadata"), try objectHasSingleMember() {
                 if s.equals(fk, "uri") {
                     try writeObject(declared: nil, role: .reference)
-                    return TopLevelSummary(entityCount: 1)
+                    return TopLevelSummary(entityCount: 1, singleEntity: true)
                 }
                 return try writeV2SingleValue(declared: declared, valueKind: valueKind)
             }
@@ -69,7 +71,7 @@ extension JSONTranscoder {
             byte(UInt8(ascii: "}"))
             return TopLevelSummary()
         }
-        return TopLevelSummary(etag: h.etag.map { s.string($0) }, entityCount: 1)
+        return TopLevelSummary(etag: h.etag.map { s.string($0) }, entityCount: 1, singleEntity: true)
     }
 
     /// `{"Name": value}` (a V2 property or function result) as `{"value": value}`.
@@ -196,6 +198,7 @@ extension JSONTranscoder {
         }
         r.etag = h.etag.map { s.string($0) }
         r.entityCount = 1
+        r.singleEntity = true
         return r
     }
 

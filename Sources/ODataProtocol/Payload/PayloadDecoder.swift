@@ -50,7 +50,8 @@ public enum PayloadDecoder {
                     : try t.decodeV4(declared: declared, target: target, valueKind: valueKind)
                 try t.s.finish()
                 return DecodedPayload(json: String(decoding: t.out, as: UTF8.self), count: r.count.flatMap { Int64($0) },
-                                      nextLink: r.nextLink, deltaLink: r.deltaLink, etag: r.etag, entityCount: r.entityCount)
+                                      nextLink: r.nextLink, deltaLink: r.deltaLink, etag: r.etag, entityCount: r.entityCount,
+                                      entityRanges: r.singleEntity ? [0..<t.out.count] : nil)
             }
         } catch {
             let kind: PayloadError.Kind = error.message.hasPrefix("duplicate property") ? .invalid : .malformed

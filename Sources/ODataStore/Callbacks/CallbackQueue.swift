@@ -5,7 +5,9 @@ import Synchronization
 /// its own thread (`.thread`) or on whichever thread calls `dispatch` (`.queue`).
 ///
 /// Threading: `enqueue` may be called from any thread and never runs the callback itself.
-/// Callbacks run without any internal lock held. `shutdown` delivers what is still queued
+/// Callbacks run without any internal lock held. A sleeping consumer is woken once per burst
+/// of callbacks, after the queue's lock is released (inside `DeferredWakeups.deferring`:
+/// when the burst ends), so it never wakes up only to block on a lock the producer holds. `shutdown` delivers what is still queued
 /// and then refuses further work; it must not be called from a callback (check
 /// `isDeliveringOnCurrentThread` first).
 final class CallbackQueue: @unchecked Sendable {
@@ -13,11 +15,15 @@ final class CallbackQueue: @unchecked Sendable {
 
     let mode: DispatchMode
     private let cond = ConditionLock()
-    // Guarded by `cond`.
-    private var items: [Callback] = []
-    private var head = 0
-    private var accepting = true
-    private var dispatcherActive = false
+    // Guarded by `cond` (so never accessed concurrently: no dynamic exclusivity checks).
+    @exclusivity(unchecked) private var items: [Callback] = []
+    @exclusivity(unchecked) private var head = 0
+    @exclusivity(unchecked) private var accepting = true
+    @exclusivity(unchecked) private var dispatcherActive = false
+    /// Threads waiting in `cond` for callbacks (the callback thread, `dispatch` callers).
+    @exclusivity(unchecked) private var waiting = 0
+    /// A wake-up was sent (or deferred) since a waiter last woke: further enqueues need none.
+    @exclusivity(unchecked) private var wakePending = false
     private var thread: JoinableThread?
     private let event: ReadinessPipe?
     /// The thread currently running callbacks (0 when none); the callback thread in `.thread` mode.
@@ -51,13 +57,40 @@ final class CallbackQueue: @unchecked Sendable {
     @discardableResult
     func enqueue(_ callback: @escaping Callback) -> Bool {
         cond.lock()
-        defer { cond.unlock() }
-        guard accepting else { return false }
+        guard accepting else {
+            cond.unlock()
+            return false
+        }
         let wasEmpty = head == items.count
         items.append(callback)
         if wasEmpty { event?.raise() }
-        cond.broadcast()
+        let wake = waiting > 0 && !wakePending
+        if wake { wakePending = true }
+        cond.unlock()
+        if wake && !DeferredWakeups.record(self) { wakeConsumers() }
         return true
+    }
+
+    /// Wakes the threads waiting for callbacks (no lock needed: each waiter registered under
+    /// the lock before it began to wait, so it cannot miss this).
+    func wakeConsumers() {
+        cond.broadcast()
+    }
+
+    /// Waits for a wake-up; lock held. `deadline` nil waits without a time limit. Returns false
+    /// on timeout.
+    private func waitLocked(until deadline: UInt64?) -> Bool {
+        waiting += 1
+        let woken: Bool
+        if let deadline {
+            woken = cond.wait(untilNanoseconds: deadline)
+        } else {
+            cond.wait()
+            woken = true
+        }
+        waiting -= 1
+        wakePending = false
+        return woken
     }
 
     /// Queue mode: waits up to `timeoutMilliseconds` (negative: forever) for a callback, then
@@ -72,11 +105,7 @@ final class CallbackQueue: @unchecked Sendable {
         let deadline = timeoutMilliseconds >= 0 ? MonotonicClock.deadline(afterMilliseconds: timeoutMilliseconds) : nil
         cond.lock()
         while accepting && (dispatcherActive || head == items.count) {
-            if let deadline {
-                if !cond.wait(untilNanoseconds: deadline) { break }
-            } else {
-                cond.wait()
-            }
+            if !waitLocked(until: deadline) { break }
         }
         guard accepting else {
             cond.unlock()
@@ -124,14 +153,23 @@ final class CallbackQueue: @unchecked Sendable {
     }
 
     private func runLoop() {
+        // Two buffers swapped under the lock, so that queueing reuses the capacity of the
+        // previous batch instead of allocating a new array for every batch.
+        var batch: [Callback] = []
         while true {
             cond.lock()
-            while accepting && head == items.count { cond.wait() }
-            let batch = takeAllLocked()
+            while accepting && head == items.count { _ = waitLocked(until: nil) }
+            if head == 0 {
+                swap(&batch, &items)
+                event?.lower()
+            } else {
+                batch = takeAllLocked()
+            }
             let done = !accepting && batch.isEmpty
             cond.unlock()
             if done { return }
             run(batch)
+            batch.removeAll(keepingCapacity: true)  // the callbacks are released here, unlocked
         }
     }
 

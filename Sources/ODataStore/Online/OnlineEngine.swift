@@ -9,21 +9,54 @@ final class OnlineEngine: RequestEngine {
     let options: StoreOptions
     let transport: any HTTPTransport
     let csrf = CSRFToken()
-    private let loaded = Locked<(version: ODataVersion?, model: ServiceModel?, schema: PayloadSchema?)>((nil, nil, nil))
+    /// The service root with a trailing slash.
+    let serviceRoot: String
+    private let loaded: Locked<ServiceState>
+
+    /// What the engine knows about the service, replaced as a whole when `$metadata` is
+    /// loaded: a request takes one reference instead of copying the model under the lock.
+    final class ServiceState: Sendable {
+        let version: ODataVersion?
+        let model: ServiceModel?
+        /// The model's flattened payload types, shared by every response of the store.
+        let schema: PayloadSchema?
+        /// The headers of a GET that sets none of its own (protocol version, authentication,
+        /// Accept, the store's headers), for data and for raw values (`$count`, `$value`).
+        let readHeaders: [(name: String, value: String)]
+        let rawReadHeaders: [(name: String, value: String)]
+
+        init(version: ODataVersion?, model: ServiceModel?, schema: PayloadSchema?, options: StoreOptions) {
+            self.version = version
+            self.model = model
+            self.schema = schema
+            let v = version ?? .v4
+            readHeaders = OnlineEngine.merged(OnlineEngine.baseHeaders(version: v, options) + [("Accept", ProtocolHeaders.accept(v))],
+                                              [], options)
+            rawReadHeaders = OnlineEngine.merged(OnlineEngine.baseHeaders(version: v, options) + [("Accept", ProtocolHeaders.rawAccept)],
+                                                 [], options)
+        }
+    }
 
     init(options: StoreOptions, transport: any HTTPTransport) {
         self.options = options
         self.transport = transport
-        loaded.withLock { $0.version = options.odataVersion }
+        serviceRoot = options.serviceRoot.hasSuffix("/") ? options.serviceRoot : options.serviceRoot + "/"
+        loaded = Locked(ServiceState(version: options.odataVersion, model: nil, schema: nil, options: options))
     }
 
-    var odataVersion: ODataVersion? { loaded.withLock { $0.version } }
-    var model: ServiceModel? { loaded.withLock { $0.model } }
-    /// The model's flattened payload types, shared by every response of the store.
-    var schema: PayloadSchema? { loaded.withLock { $0.schema } }
+    /// A consistent snapshot of what is known about the service.
+    var state: ServiceState { loaded.withLock { $0 } }
+
+    var odataVersion: ODataVersion? { state.version }
+    var model: ServiceModel? { state.model }
+    var schema: PayloadSchema? { state.schema }
 
     /// The headers every request carries: protocol version, authentication, the app's own.
     func baseHeaders(version: ODataVersion) -> [(name: String, value: String)] {
+        Self.baseHeaders(version: version, options)
+    }
+
+    static func baseHeaders(version: ODataVersion, _ options: StoreOptions) -> [(name: String, value: String)] {
         var headers = ProtocolHeaders.version(version)
         if let auth = ProtocolHeaders.authorization(options.authentication) { headers.append(auth) }
         return headers
@@ -31,6 +64,11 @@ final class OnlineEngine: RequestEngine {
 
     /// Applies the app's store-wide headers (replacing same-named ones) and then `extra`.
     func merged(_ base: [(name: String, value: String)], _ extra: [(name: String, value: String)]) -> [(name: String, value: String)] {
+        Self.merged(base, extra, options)
+    }
+
+    static func merged(_ base: [(name: String, value: String)], _ extra: [(name: String, value: String)],
+                       _ options: StoreOptions) -> [(name: String, value: String)] {
         var result = base
         for h in options.headers + extra {
             result.removeAll { asciiCaseInsensitiveEquals($0.name, h.name) }
@@ -39,8 +77,16 @@ final class OnlineEngine: RequestEngine {
         return result
     }
 
-    var serviceRoot: String {
-        options.serviceRoot.hasSuffix("/") ? options.serviceRoot : options.serviceRoot + "/"
+    /// Applies `extra` (replacing same-named headers) to headers the store's own are already in.
+    static func applying(_ extra: [(name: String, value: String)],
+                         to base: [(name: String, value: String)]) -> [(name: String, value: String)] {
+        guard !extra.isEmpty else { return base }
+        var result = base
+        for h in extra {
+            result.removeAll { asciiCaseInsensitiveEquals($0.name, h.name) }
+            result.append(h)
+        }
+        return result
     }
 
     func timeout(_ requested: Int) -> Int {
@@ -83,11 +129,9 @@ final class OnlineEngine: RequestEngine {
         do {
             let model = try MetadataParser.parse(document)
             let schema = PayloadSchema(model)
-            loaded.withLock {
-                $0.model = model
-                $0.schema = schema
-                if $0.version == nil { $0.version = model.version }
-            }
+            let version = options.odataVersion ?? model.version
+            let loadedState = ServiceState(version: version, model: model, schema: schema, options: options)
+            loaded.withLock { $0 = loadedState }
             return .success(())
         } catch {
             return .failure(ODataStoreError(.protocol, "the service's $metadata could not be read: \(error)"))

@@ -36,6 +36,8 @@ final class OnlineExchange: EngineTask {
         var entitySet: String?
         var target: PayloadTarget
         var modifying: Bool
+        /// The engine's knowledge of the service when the request was prepared.
+        var service: OnlineEngine.ServiceState
     }
 
     init(engine: OnlineEngine, job: RequestJob,
@@ -68,9 +70,10 @@ final class OnlineExchange: EngineTask {
     // MARK: - Building
 
     private func prepare() throws(ODataStoreError) -> Plan {
-        let version = engine.odataVersion ?? .v4
-        let model = engine.model
-        let url = try RequestURL.make(serviceRoot: engine.serviceRoot, path: job.path)
+        let service = engine.state
+        let version = service.version ?? .v4
+        let model = service.model
+        let url = job.url  // made (and checked) when the request was created
         let target = ResourceTarget(path: job.path, serviceRoot: engine.serviceRoot)
         let operation = job.mode == .function ? target.firstSegment.flatMap { model?.operationImports[$0] } : nil
         if job.mode == .function, model != nil, operation == nil {
@@ -89,9 +92,14 @@ final class OnlineExchange: EngineTask {
             }
         }
 
+        if method == "GET" {
+            // No body and no If-Match: the store's read headers, made once, plus the request's own.
+            let headers = OnlineEngine.applying(job.headers, to: target.isRawValue ? service.rawReadHeaders : service.readHeaders)
+            return Plan(version: version, method: method, url: url, headers: headers, body: [], entitySet: entitySet,
+                        target: payloadTarget, modifying: false, service: service)
+        }
         var headers = engine.baseHeaders(version: version)
-        headers.append(("Accept", target.isRawValue ? "text/plain, application/octet-stream;q=0.9, */*;q=0.8"
-                                                   : ProtocolHeaders.accept(version)))
+        headers.append(("Accept", target.isRawValue ? ProtocolHeaders.rawAccept : ProtocolHeaders.accept(version)))
         var body: [UInt8] = []
         if let text = job.body, method != "GET", method != "DELETE" {
             if job.mode.requiresBody {
@@ -112,7 +120,7 @@ final class OnlineExchange: EngineTask {
             headers.append(("If-Match", etag))
         }
         return Plan(version: version, method: method, url: url, headers: engine.merged(headers, job.headers),
-                    body: body, entitySet: entitySet, target: payloadTarget, modifying: modifying)
+                    body: body, entitySet: entitySet, target: payloadTarget, modifying: modifying, service: service)
     }
 
     /// The `@odata.etag` of the JSON body, used as If-Match when the app set none.
@@ -131,25 +139,40 @@ final class OnlineExchange: EngineTask {
         }
         let request = HTTPRequest(method: first ? plan.method : "GET", url: url, headers: headers,
                                   body: first ? plan.body : [], timeoutMilliseconds: engine.timeout(job.timeoutMilliseconds))
-        transmit(request) { [self] response in
-            handle(response, plan: plan, url: url, first: first)
-        }
-    }
-
-    /// Sends one HTTP request unless cancelled; transport failures finish the request.
-    private func transmit(_ request: HTTPRequest, then: @escaping @Sendable (HTTPResponse) -> Void) {
+        // One closure for the transport (not a continuation wrapped in another).
+        let method = request.method
         let id = engine.transport.send(request) { [self] result in
             switch result {
-            case .success(let response): then(response)
-            case .failure(let error):
-                finish(.failure(RequestFailure(error: ResponseErrors.error(for: error, what: "\(request.method) \(job.path)"))))
+            case .success(let response): handle(response, plan: plan, url: url, first: first)
+            case .failure(let error): transportFailed(error, method: method)
             }
         }
+        record(id)
+    }
+
+    private func transportFailed(_ error: HTTPTransportError, method: String) {
+        finish(.failure(RequestFailure(error: ResponseErrors.error(for: error, what: "\(method) \(job.path)"))))
+    }
+
+    /// Remembers the transfer in flight; cancels it when the request was cancelled meanwhile.
+    private func record(_ id: UInt64) {
         let cancelled: Bool = progress.withLock { p in
             p.transfer = id
             return p.cancelled
         }
         if cancelled { engine.transport.cancel(id) }
+    }
+
+    /// Sends one HTTP request unless cancelled; transport failures finish the request.
+    private func transmit(_ request: HTTPRequest, then: @escaping @Sendable (HTTPResponse) -> Void) {
+        let method = request.method
+        let id = engine.transport.send(request) { [self] result in
+            switch result {
+            case .success(let response): then(response)
+            case .failure(let error): transportFailed(error, method: method)
+            }
+        }
+        record(id)
     }
 
     private func handle(_ response: HTTPResponse, plan: Plan, url: String, first: Bool) {
@@ -188,8 +211,12 @@ final class OnlineExchange: EngineTask {
             }
             return
         }
-        let pages: [DecodedPage] = progress.withLock { $0.pages } + [DecodedPage(response: response, payload: payload)]
-        finish(.success(assemble(pages)))
+        let earlier: [DecodedPage] = job.paging == .follow ? progress.withLock { $0.pages } : []
+        if earlier.isEmpty {
+            finish(.success(single(response, payload)))
+        } else {
+            finish(.success(assemble(earlier + [DecodedPage(response: response, payload: payload)])))
+        }
     }
 
     private func refetchToken(then retry: @escaping @Sendable () -> Void) {
@@ -220,8 +247,8 @@ final class OnlineExchange: EngineTask {
         }
         do {
             return try PayloadDecoder.decode(response.body, contentType: contentType, version: plan.version,
-                                             model: engine.model, entitySet: plan.entitySet, target: plan.target,
-                                             schema: engine.schema)
+                                             model: plan.service.model, entitySet: plan.entitySet, target: plan.target,
+                                             schema: plan.service.schema)
         } catch {
             throw ODataStoreError(.protocol, "the service's response to \(plan.method) \(job.path) is not valid OData: \(error)",
                                   httpStatus: response.status)
@@ -240,6 +267,19 @@ final class OnlineExchange: EngineTask {
             r.json = JSONValue.object(outer).serialized()
         }
         return RequestFailure(error: error, response: r)
+    }
+
+    /// The response of a request answered by one page.
+    private func single(_ raw: HTTPResponse, _ payload: DecodedPayload) -> Response {
+        var response = Response(raw: raw)
+        response.etag = payload.etag ?? raw.header("ETag")
+        response.count = payload.count
+        response.deltaLink = payload.deltaLink
+        response.json = payload.json
+        response.nextLink = payload.nextLink
+        response.entityCount = payload.entityCount
+        response.entityRanges = payload.entityRanges
+        return response
     }
 
     private func assemble(_ pages: [DecodedPage]) -> Response {
@@ -292,7 +332,7 @@ final class OnlineExchange: EngineTask {
 extension Response {
     /// A response carrying only what the transport received.
     init(raw: HTTPResponse) {
-        self.init(status: raw.status, headers: raw.headers, body: raw.body)
+        self.init(status: raw.status, headerFields: raw.headerFields, body: raw.body)
     }
 }
 

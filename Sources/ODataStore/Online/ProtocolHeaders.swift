@@ -9,6 +9,9 @@ enum ProtocolHeaders {
         }
     }
 
+    /// Accept for `$count` and `$value`, which answer with raw text or media.
+    static let rawAccept = "text/plain, application/octet-stream;q=0.9, */*;q=0.8"
+
     static func version(_ version: ODataVersion) -> [(name: String, value: String)] {
         switch version {
         case .v4: [("OData-Version", "4.0"), ("OData-MaxVersion", "4.0")]

@@ -7,16 +7,51 @@
 /// service root, so credentials are never sent to another host.
 enum RequestURL {
     static func make(serviceRoot: String, path: String) throws(ODataStoreError) -> String {
-        let root = serviceRoot.hasSuffix("/") ? serviceRoot : serviceRoot + "/"
-        if path.hasPrefix("http://") || path.hasPrefix("https://") {
+        if isAbsolute(path) {
+            let root = serviceRoot.hasSuffix("/") ? serviceRoot : serviceRoot + "/"
             guard let rootOrigin = origin(of: root), origin(of: path) == rootOrigin else {
                 throw .invalid("the URL \"\(path)\" is not on the service's host \(origin(of: root) ?? root)")
             }
             return encode(path)
         }
-        var relative = Substring(path)
-        while relative.first == "/" { relative = relative.dropFirst() }
-        return encode(root + relative)
+        // root + "/" if missing + path without leading slashes, joined in one buffer; encoded
+        // only when some byte needs it (most paths need nothing).
+        var root = serviceRoot
+        var relative = path
+        let (joined, plain) = root.withUTF8 { r in
+            relative.withUTF8 { p -> ([UInt8], Bool) in
+                var start = 0
+                while start < p.count, p[start] == UInt8(ascii: "/") { start += 1 }
+                var out: [UInt8] = []
+                out.reserveCapacity(r.count + 1 + p.count - start)
+                out.append(contentsOf: r)
+                if r.last != UInt8(ascii: "/") { out.append(UInt8(ascii: "/")) }
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: p[start...]))
+                let table = allowedTable
+                var plain = true
+                for c in out where !table[Int(c)] || c == UInt8(ascii: "%") || c == UInt8(ascii: "+") {
+                    plain = false
+                    break
+                }
+                return (out, plain)
+            }
+        }
+        let url = String(decoding: joined, as: UTF8.self)
+        return plain ? url : encode(url)
+    }
+
+    /// Starts with "http://" or "https://" (as the origin check compares them: exactly).
+    private static func isAbsolute(_ path: String) -> Bool {
+        var p = path
+        return p.withUTF8 { b in
+            func starts(_ prefix: StaticString) -> Bool {
+                let n = prefix.utf8CodeUnitCount
+                guard b.count >= n else { return false }
+                for i in 0..<n where b[i] != prefix.utf8Start[i] { return false }
+                return true
+            }
+            return starts("http://") || starts("https://")
+        }
     }
 
     /// scheme://host[:port] of an absolute URL, lowercased, default ports removed.

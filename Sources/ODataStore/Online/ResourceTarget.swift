@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// A light reading of a request path: enough to pick the entity set that types a payload
 /// and the operation import a FUNCTION request calls.
 struct ResourceTarget {
@@ -12,32 +16,54 @@ struct ResourceTarget {
     init(path: String, serviceRoot: String) {
         // UTF-8 bytes, not Characters: the path's structure is ASCII ('/', '(', ')', '\'', '?'),
         // and Character iteration made this ~15,000 instructions per request.
-        var p = Substring(path).utf8
-        let root = serviceRoot.utf8
-        if p.starts(with: root) { p = p.dropFirst(root.count) }
-        while p.first == UInt8(ascii: "/") { p = p.dropFirst() }
-        let resource = p.prefix { $0 != UInt8(ascii: "?") }
-        let name = resource.prefix { $0 != UInt8(ascii: "(") && $0 != UInt8(ascii: "/") }
-        firstSegment = name.isEmpty ? nil : String(Substring(name))
-        var rest = resource.dropFirst(name.count)
-        if rest.first == UInt8(ascii: "(") {
+        var path = path
+        var root = serviceRoot
+        let (name, more, raw) = path.withUTF8 { p in
+            root.withUTF8 { r in Self.scan(p, root: r) }
+        }
+        firstSegment = name
+        hasMoreSegments = more
+        isRawValue = raw
+    }
+
+    private static func scan(_ p: UnsafeBufferPointer<UInt8>, root: UnsafeBufferPointer<UInt8>) -> (String?, Bool, Bool) {
+        var i = 0
+        if p.count >= root.count, let pb = p.baseAddress, let rb = root.baseAddress, memcmp(pb, rb, root.count) == 0 {
+            i = root.count
+        }
+        while i < p.count, p[i] == UInt8(ascii: "/") { i += 1 }
+        var end = i  // end of the resource part (before '?')
+        while end < p.count, p[end] != UInt8(ascii: "?") { end += 1 }
+        var j = i
+        while j < end, p[j] != UInt8(ascii: "("), p[j] != UInt8(ascii: "/") { j += 1 }
+        let name = j > i ? String(decoding: UnsafeBufferPointer(rebasing: p[i..<j]), as: UTF8.self) : nil
+        var k = j
+        if k < end, p[k] == UInt8(ascii: "(") {
             var depth = 0
             var quoted = false
-            while let c = rest.first {
-                rest = rest.dropFirst()
+            while k < end {
+                let c = p[k]
+                k += 1
                 if c == UInt8(ascii: "'") { quoted.toggle() }
                 if quoted { continue }
                 if c == UInt8(ascii: "(") { depth += 1 }
                 if c == UInt8(ascii: ")") { depth -= 1; if depth == 0 { break } }
             }
         }
-        hasMoreSegments = rest.contains(UInt8(ascii: "/"))
-        isRawValue = Self.hasSuffix(resource, "/$count") || Self.hasSuffix(resource, "/$value")
+        var more = false
+        while k < end {
+            if p[k] == UInt8(ascii: "/") { more = true; break }
+            k += 1
+        }
+        let resource = UnsafeBufferPointer(rebasing: p[i..<end])
+        let raw = hasSuffix(resource, "/$count") || hasSuffix(resource, "/$value")
+        return (name, more, raw)
     }
 
-    private static func hasSuffix(_ bytes: Substring.UTF8View, _ suffix: StaticString) -> Bool {
-        let s = UnsafeBufferPointer(start: suffix.utf8Start, count: suffix.utf8CodeUnitCount)
-        return bytes.count >= s.count && bytes.suffix(s.count).elementsEqual(s)
+    private static func hasSuffix(_ bytes: UnsafeBufferPointer<UInt8>, _ suffix: StaticString) -> Bool {
+        let n = suffix.utf8CodeUnitCount
+        guard bytes.count >= n, let base = bytes.baseAddress else { return false }
+        return memcmp(base + (bytes.count - n), suffix.utf8Start, n) == 0
     }
 
     /// The entity set whose type describes the payload, when the path addresses a set or

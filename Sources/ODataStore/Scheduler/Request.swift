@@ -15,6 +15,8 @@ public final class Request: Sendable {
     public let body: String?
     /// The store the request belongs to.
     public let store: Store
+    /// The absolute URL of `path`, made and checked when the request was created.
+    let url: String
 
     private struct Mutable {
         var state: RequestState = .new
@@ -29,8 +31,9 @@ public final class Request: Sendable {
     }
     private let mutable = Locked(Mutable())
 
-    init(store: Store, id: UInt64, mode: RequestMode, path: String, body: String?) {
+    init(store: Store, id: UInt64, mode: RequestMode, path: String, url: String, body: String?) {
         self.store = store
+        self.url = url
         self.id = id
         self.mode = mode
         self.path = path
@@ -91,7 +94,7 @@ public final class Request: Sendable {
         let job: RequestJob = try mutable.withLock { (m) throws(ODataStoreError) -> RequestJob in
             guard m.state == .new else { throw .state("the request was already started") }
             m.state = .waiting
-            return RequestJob(id: id, mode: mode, path: path, body: body, headers: m.headers,
+            return RequestJob(id: id, mode: mode, path: path, url: url, body: body, headers: m.headers,
                               etag: m.etag, paging: m.paging, timeoutMilliseconds: m.timeoutMilliseconds)
         }
         do {
@@ -129,13 +132,16 @@ public final class Request: Sendable {
     /// Claims the single terminal transition. Returns the callbacks to call, or nil when the
     /// request is already terminal (or was never started).
     func claimTerminal(_ state: RequestState) -> (delegate: (any RequestDelegate)?, completion: RequestCompletion?, task: (any EngineTask)?)? {
+        // The closures leave through a captured variable rather than as withLock's generic
+        // result, which would box the completion in a reabstraction thunk.
+        var claimed: (delegate: (any RequestDelegate)?, completion: RequestCompletion?, task: (any EngineTask)?)?
         mutable.withLock { m in
-            guard m.state == .waiting || m.state == .running else { return nil }
+            guard m.state == .waiting || m.state == .running else { return }
             m.state = state
-            let task = m.task
+            claimed = (m.delegate, m.completion, m.task)
             m.task = nil
-            return (m.delegate, m.completion, task)
         }
+        return claimed
     }
 
     /// Records the engine task; returns false (and the caller cancels it) when the request

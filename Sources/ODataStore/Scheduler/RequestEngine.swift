@@ -30,6 +30,8 @@ struct RequestJob: Sendable {
     var id: UInt64
     var mode: RequestMode
     var path: String
+    /// The absolute, percent-encoded URL of `path` (made when the request was created).
+    var url: String
     var body: String?
     var headers: [(name: String, value: String)]
     var etag: String?

@@ -8,12 +8,19 @@ enum RequestValidation {
         guard path.utf8.count <= maximumPathLength else {
             throw .invalid("the resource path is longer than \(maximumPathLength) bytes")
         }
-        for (offset, c) in path.utf8.enumerated() where c < 0x20 || c == 0x7F || c == UInt8(ascii: "#") {
-            throw ODataStoreError(.invalidArgument,
-                                  "the resource path contains \(c == UInt8(ascii: "#") ? "a fragment ('#')" : "a control character") at position \(offset)",
-                                  position: offset)
+        var bytes = path
+        let problem = bytes.withUTF8 { p -> ODataStoreError? in
+            for offset in 0..<p.count {
+                let c = p[offset]
+                if c < 0x20 || c == 0x7F || c == UInt8(ascii: "#") {
+                    return ODataStoreError(.invalidArgument,
+                                           "the resource path contains \(c == UInt8(ascii: "#") ? "a fragment ('#')" : "a control character") at position \(offset)",
+                                           position: offset)
+                }
+            }
+            return unbalanced(p)
         }
-        try checkBalanced(path)
+        if let problem { throw problem }
         switch (mode.requiresBody, body) {
         case (true, nil):
             throw .invalid("a \(name(of: mode)) request needs a JSON body")
@@ -36,11 +43,11 @@ enum RequestValidation {
 
     /// Parentheses and single quotes in the resource part must balance ("Products(1" is
     /// malformed); the query part is left to the service.
-    private static func checkBalanced(_ path: String) throws(ODataStoreError) {
+    private static func unbalanced(_ path: UnsafeBufferPointer<UInt8>) -> ODataStoreError? {
         var depth = 0
         var quoted = false
         var offset = 0
-        for c in path.utf8 {
+        for c in path {
             if c == UInt8(ascii: "?") && !quoted { break }
             if c == UInt8(ascii: "'") { quoted.toggle() }
             if !quoted {
@@ -48,14 +55,15 @@ enum RequestValidation {
                 if c == UInt8(ascii: ")") {
                     depth -= 1
                     if depth < 0 {
-                        throw ODataStoreError(.invalidArgument, "malformed resource path: unmatched ')' at position \(offset)", position: offset)
+                        return ODataStoreError(.invalidArgument, "malformed resource path: unmatched ')' at position \(offset)", position: offset)
                     }
                 }
             }
             offset += 1
         }
-        if quoted { throw ODataStoreError(.invalidArgument, "malformed resource path: unterminated string literal", position: offset) }
-        if depth != 0 { throw ODataStoreError(.invalidArgument, "malformed resource path: missing ')'", position: offset) }
+        if quoted { return ODataStoreError(.invalidArgument, "malformed resource path: unterminated string literal", position: offset) }
+        if depth != 0 { return ODataStoreError(.invalidArgument, "malformed resource path: missing ')'", position: offset) }
+        return nil
     }
 
     static func name(of mode: RequestMode) -> String {

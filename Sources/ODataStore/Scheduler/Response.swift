@@ -5,8 +5,8 @@
 public struct Response: Sendable {
     /// HTTP status of the (last) exchange.
     public var status: Int
-    /// Response header lines as received.
-    public var headers: [(name: String, value: String)]
+    /// Response header fields as received.
+    public var headerFields: HTTPHeaderFields
     /// The raw body as received (of the last page when pages were followed).
     public var body: [UInt8]
     /// The payload in the canonical shape; "" when there is no body (204).
@@ -21,12 +21,22 @@ public struct Response: Sendable {
     public var count: Int64?
     /// Number of entities in `json`: the collection's length, 1 for an entity, else 0.
     public var entityCount: Int
+    /// Where the entities are in `json` (UTF-8 byte offsets) when the decoder recorded it
+    /// (`DecodedPayload.entityRanges`); nil otherwise.
+    public var entityRanges: [Range<Int>]?
 
     public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = [],
                 json: String = "", etag: String? = nil, nextLink: String? = nil,
                 deltaLink: String? = nil, count: Int64? = nil, entityCount: Int = 0) {
+        self.init(status: status, headerFields: HTTPHeaderFields(headers), body: body, json: json, etag: etag,
+                  nextLink: nextLink, deltaLink: deltaLink, count: count, entityCount: entityCount)
+    }
+
+    public init(status: Int, headerFields: HTTPHeaderFields, body: [UInt8] = [],
+                json: String = "", etag: String? = nil, nextLink: String? = nil,
+                deltaLink: String? = nil, count: Int64? = nil, entityCount: Int = 0) {
         self.status = status
-        self.headers = headers
+        self.headerFields = headerFields
         self.body = body
         self.json = json
         self.etag = etag
@@ -36,8 +46,14 @@ public struct Response: Sendable {
         self.entityCount = entityCount
     }
 
+    /// Response header lines as received, as Strings (made on each call).
+    public var headers: [(name: String, value: String)] {
+        get { headerFields.pairs }
+        set { headerFields = HTTPHeaderFields(newValue) }
+    }
+
     /// First header with this name, compared case-insensitively.
     public func header(_ name: String) -> String? {
-        headers.first { asciiCaseInsensitiveEquals($0.name, name) }?.value
+        headerFields.value(named: name)
     }
 }

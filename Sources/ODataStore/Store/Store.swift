@@ -114,10 +114,10 @@ public final class Store: Sendable {
     /// Creates an unstarted request. The body, when given, must be a JSON object or array.
     public func makeRequest(_ mode: RequestMode, path: String, body: String? = nil) throws(ODataStoreError) -> Request {
         try RequestValidation.check(mode: mode, path: path, body: body)
-        _ = try RequestURL.make(serviceRoot: options.serviceRoot, path: path)  // full URLs: same host only
+        let url = try RequestURL.make(serviceRoot: options.serviceRoot, path: path)  // full URLs: same host only
         if state == .closed || state == .closing { throw ODataStoreError(.closed, "the store is closed") }
         let id = nextID.wrappingAdd(1, ordering: .relaxed).oldValue
-        return Request(store: self, id: id, mode: mode, path: path, body: body)
+        return Request(store: self, id: id, mode: mode, path: path, url: url, body: body)
     }
 
     /// Creates and starts a request whose outcome goes to `completion` (and to the default

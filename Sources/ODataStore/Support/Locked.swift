@@ -15,7 +15,9 @@ import Glibc
 /// user code from it.
 package final class Locked<Value>: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private var value: Value
+    /// Accessed only under `mutex`, so never concurrently; a re-entrant `withLock` deadlocks
+    /// on the mutex before any overlapping access could happen (no dynamic exclusivity checks).
+    @exclusivity(unchecked) private var value: Value
 
     package init(_ value: Value) {
         self.value = value

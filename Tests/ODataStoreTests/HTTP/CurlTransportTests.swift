@@ -130,6 +130,64 @@ struct CurlTransportTests {
         #expect(gone.response?.status == 404)
     }
 
+    /// One pooled easy handle carries every exchange: a GET after HEAD, POST, DELETE or PATCH
+    /// must be a GET again (no NOBODY, custom method or body left over), and changed headers
+    /// and timeouts must be the ones sent.
+    @Test func methodsSwitchOnOneReusedHandle() async throws {
+        let server = try TestServer.start(.v4)
+        defer { server.stop() }
+        var configuration = CurlTransportConfiguration()
+        configuration.easyHandlePoolSize = 1
+        let transport = try CurlTransport(configuration: configuration)
+        defer { transport.shutdown() }
+        let root = server.serviceRoot
+        let jsonBody: [(name: String, value: String)] = [("Content-Type", "application/json"), ("Accept", "application/json")]
+
+        func expectProduct(_ id: Int, _ note: Comment) async {
+            let read = await get(transport, root + "Products(\(id))", headers: json)
+            #expect(read.response?.status == 200, note)
+            let padded = String(repeating: "0", count: max(0, 3 - String(id).count)) + String(id)
+            #expect(read.response?.text.contains(#""Name":"Product \#(padded)""#) == true, note)
+        }
+
+        await expectProduct(1, "first GET")
+        let head = await perform(transport, HTTPRequest(method: "HEAD", url: root + "Products(1)", headers: json))
+        #expect(head.response?.status == 200)
+        #expect(head.response?.body.isEmpty == true)
+        await expectProduct(1, "GET after HEAD")
+
+        let created = await perform(transport, HTTPRequest(
+            method: "POST", url: root + "Products", headers: jsonBody,
+            body: Array(#"{"ID":5101,"Name":"Reuse test","Price":"1.50","Stock":1,"Discontinued":false,"CategoryID":2}"#.utf8)))
+        #expect(created.response?.status == 201, "\(created)")
+        await expectProduct(2, "GET after POST")
+
+        let etag = try #require(created.response?.header("ETag"))
+        let patched = await perform(transport, HTTPRequest(
+            method: "PATCH", url: root + "Products(5101)", headers: jsonBody + [("If-Match", etag)],
+            body: Array(#"{"Price":"2.50"}"#.utf8)))
+        #expect(patched.response?.status == 204, "\(patched)")
+        await expectProduct(3, "GET after PATCH")
+
+        let deleted = await perform(transport, HTTPRequest(method: "DELETE", url: root + "Products(5101)", headers: [("If-Match", "*")]))
+        #expect(deleted.response?.status == 204, "\(deleted)")
+        await expectProduct(4, "GET after DELETE")
+        await expectProduct(4, "the same entity is still there: the GET did not delete it")
+
+        // Other headers on the same handle: XML instead of JSON.
+        let xml = await get(transport, root + "$metadata", headers: [("Accept", "application/xml")])
+        #expect(xml.response?.header("Content-Type")?.contains("xml") == true)
+        await expectProduct(5, "GET with the JSON headers again")
+
+        // A per-request timeout, then the default again.
+        let quick = await get(transport, root + "Products(6)", headers: json, timeoutMilliseconds: 30_000)
+        #expect(quick.response?.status == 200)
+        await expectProduct(6, "GET with the default timeout")
+
+        let stats = transport.statistics
+        #expect(stats.requestsCompleted == 14)
+    }
+
     @Test func largeRequestBodyIsSentWhole() async throws {
         let server = try TestServer.start(.v4)
         defer { server.stop() }

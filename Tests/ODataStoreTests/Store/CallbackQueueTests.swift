@@ -3,7 +3,7 @@ import Synchronization
 import Testing
 @testable import ODataStore
 
-@Suite("Callback delivery")
+@Suite("Callback delivery", .timeLimit(.minutes(1)))
 struct CallbackQueueTests {
     @Test func threadModeRunsCallbacksInOrderOnItsOwnThread() throws {
         let queue = try CallbackQueue(mode: .thread, name: "test")
@@ -55,6 +55,40 @@ struct CallbackQueueTests {
         defer { queue.shutdown() }
         #expect(queue.fileDescriptor == nil)
         #expect(throws: ODataStoreError.self) { _ = try queue.dispatch(timeoutMilliseconds: 0) }
+    }
+
+    /// Producers on several threads, half of them inside `DeferredWakeups.deferring` (as the
+    /// transport thread is), while the consumer keeps going to sleep: every callback arrives
+    /// exactly once and nothing waits for a wake-up that never comes (a lost wake-up hangs
+    /// the consumer until the suite's time limit).
+    @Test(arguments: [DispatchMode.thread, .queue])
+    func burstsFromManyThreadsAllArrive(mode: DispatchMode) throws {
+        let queue = try CallbackQueue(mode: mode, name: "test")
+        let producers = 4, bursts = 200, perBurst = 5
+        let total = producers * bursts * perBurst
+        let counts = Mutex([Int](repeating: 0, count: total))
+        var threads: [JoinableThread] = []
+        for p in 0..<producers {
+            threads.append(try JoinableThread {
+                for b in 0..<bursts {
+                    let enqueueBurst = {
+                        for k in 0..<perBurst {
+                            let index = (p * bursts + b) * perBurst + k
+                            queue.enqueue { counts.withLock { $0[index] += 1 } }
+                        }
+                    }
+                    if p % 2 == 0 { DeferredWakeups.deferring(enqueueBurst) } else { enqueueBurst() }
+                    if b % 16 == 0 { usleep(200) }  // let the consumer drain and sleep again
+                }
+            })
+        }
+        if mode == .queue {
+            var delivered = 0
+            while delivered < total { delivered += try queue.dispatch(timeoutMilliseconds: -1) }
+        }
+        for thread in threads { thread.join() }
+        queue.shutdown()
+        #expect(counts.withLock { $0 }.allSatisfy { $0 == 1 })
     }
 
     private func readable(_ fd: Int32) -> Bool {

@@ -1,40 +1,31 @@
 import CCurl
 
-/// One exchange in flight on a `CurlTransport`'s thread: its easy handle, header list and
-/// the response being collected. Confined to the transport thread; libcurl's callbacks reach
+/// One exchange in flight on a `CurlTransport`'s thread: its easy handle and the response
+/// being collected. Confined to the transport thread; libcurl's callbacks reach
 /// it through an unretained pointer while the worker's table keeps it alive.
 final class CurlTransfer {
     let id: UInt64
-    let easy: UnsafeMutableRawPointer
-    private var completion: (@Sendable (Result<HTTPResponse, HTTPTransportError>) -> Void)?
-    /// Request headers as libcurl holds them; freed when the transfer ends.
-    var headerList: UnsafeMutablePointer<curl_slist>?
-    /// libcurl's error text for this transfer (CURLOPT_ERRORBUFFER).
-    let errorBuffer: UnsafeMutablePointer<CChar>
+    let easy: CurlEasy
+    // Confined to the transport thread, never accessed re-entrantly: no dynamic exclusivity checks.
+    @exclusivity(unchecked) private var completion: (@Sendable (Result<HTTPResponse, HTTPTransportError>) -> Void)?
     let maxBodyBytes: Int
 
     /// Headers of the response being received; reset at each status line (1xx, redirects).
-    var responseHeaders: [(name: String, value: String)] = []
-    var body: [UInt8] = []
+    @exclusivity(unchecked) var responseHeaders = HTTPHeaderFields()
+    @exclusivity(unchecked) var body: [UInt8] = []
     /// Set by a callback that stopped the transfer (body too large, ...).
-    var callbackFailure: HTTPTransportError?
+    @exclusivity(unchecked) var callbackFailure: HTTPTransportError?
 
-    init(id: UInt64, easy: UnsafeMutableRawPointer, maxBodyBytes: Int,
+    init(id: UInt64, easy: CurlEasy, maxBodyBytes: Int,
          completion: @escaping @Sendable (Result<HTTPResponse, HTTPTransportError>) -> Void) {
         self.id = id
         self.easy = easy
         self.maxBodyBytes = maxBodyBytes
         self.completion = completion
-        errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
-        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE) + 1)
+        easy.errorBuffer[0] = 0
     }
 
-    deinit {
-        if let headerList { curl_slist_free_all(headerList) }
-        errorBuffer.deallocate()
-    }
-
-    var errorText: String { String(cString: errorBuffer) }
+    var errorText: String { easy.errorText }
 
     /// Calls the completion the first time only; later calls do nothing.
     func complete(_ result: Result<HTTPResponse, HTTPTransportError>) {
@@ -46,35 +37,35 @@ final class CurlTransfer {
     // MARK: - Response header parsing
 
     /// Handles one header line as libcurl delivers it (CRLF included).
-    func receiveHeaderLine(_ line: UnsafeRawBufferPointer) {
+    func receiveHeaderLine(_ line: UnsafeBufferPointer<UInt8>) {
         var end = line.count
         while end > 0, line[end - 1] == 0x0A || line[end - 1] == 0x0D { end -= 1 }
         if end == 0 { return }  // the blank line that ends a header block
-        let bytes = UnsafeRawBufferPointer(rebasing: line[0..<end])
-        if bytes.starts(with: "HTTP/".utf8) {
-            responseHeaders.removeAll(keepingCapacity: true)  // a new response begins
+        if end >= 5, line[0] == UInt8(ascii: "H"), line[1] == UInt8(ascii: "T"), line[2] == UInt8(ascii: "T"),
+           line[3] == UInt8(ascii: "P"), line[4] == UInt8(ascii: "/") {
+            responseHeaders.removeAll()  // a new response begins
             return
         }
-        if bytes[0] == 0x20 || bytes[0] == 0x09 {
+        if line[0] == 0x20 || line[0] == 0x09 {
             // obsolete line folding: continues the previous header's value
-            if !responseHeaders.isEmpty {
-                let more = Self.trimmed(bytes)
-                responseHeaders[responseHeaders.count - 1].value += " " + String(decoding: more, as: UTF8.self)
-            }
+            responseHeaders.continueLastValue(UnsafeBufferPointer(rebasing: line[Self.trimmed(line, 0, end)]))
             return
         }
-        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")) else { return }
-        let name = Self.trimmed(UnsafeRawBufferPointer(rebasing: bytes[0..<colon]))
-        let value = Self.trimmed(UnsafeRawBufferPointer(rebasing: bytes[(colon + 1)...]))
+        var colon = 0
+        while colon < end, line[colon] != UInt8(ascii: ":") { colon += 1 }
+        guard colon < end else { return }
+        let name = Self.trimmed(line, 0, colon)
         guard !name.isEmpty else { return }
-        responseHeaders.append((String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self)))
+        let value = Self.trimmed(line, colon + 1, end)
+        responseHeaders.append(line: line, name: name, value: value)
     }
 
-    private static func trimmed(_ bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
-        var start = 0, end = bytes.count
+    /// `from..<to` without leading and trailing spaces and tabs.
+    private static func trimmed(_ bytes: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int) -> Range<Int> {
+        var start = from, end = to
         while start < end, bytes[start] == 0x20 || bytes[start] == 0x09 { start += 1 }
         while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x09 { end -= 1 }
-        return UnsafeRawBufferPointer(rebasing: bytes[start..<end])
+        return start..<end
     }
 }
 
@@ -104,6 +95,6 @@ let curlHeaderCallback: ods_curl_data_cb = { data, size, count, context in
     let (total, overflow) = size.multipliedReportingOverflow(by: count)
     if overflow { return 0 }
     guard let data, total > 0 else { return total }
-    transfer.receiveHeaderLine(UnsafeRawBufferPointer(start: data, count: total))
+    transfer.receiveHeaderLine(UnsafeBufferPointer(start: UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: total))
     return total
 }

@@ -66,16 +66,14 @@ public final class CurlTransport: HTTPTransport {
     @discardableResult
     public func send(_ request: HTTPRequest,
                      completion: @escaping @Sendable (Result<HTTPResponse, HTTPTransportError>) -> Void) -> UInt64 {
-        let (id, accepted) = shared.inbox.withLock { inbox -> (UInt64, Bool) in
+        let (id, accepted, wake) = shared.inbox.withLock { inbox -> (UInt64, Bool, Bool) in
             let id = inbox.nextID
             inbox.nextID &+= 1
-            if inbox.shutdownRequested { return (id, false) }
+            if inbox.shutdownRequested { return (id, false, false) }
             inbox.starts.append(CurlPendingSend(id: id, request: request, completion: completion))
-            // Thread-safe by libcurl's contract; under our lock so that it never races the
-            // worker's curl_multi_cleanup (which happens only after shutdownRequested).
-            _ = curl_multi_wakeup(inbox.multi.raw)
-            return (id, true)
+            return (id, true, inbox.claimWakeup())
         }
+        if wake { shared.wakeWorker() }
         if !accepted {
             completion(.failure(.closed))
         }
@@ -83,19 +81,21 @@ public final class CurlTransport: HTTPTransport {
     }
 
     public func cancel(_ id: UInt64) {
-        shared.inbox.withLock { inbox in
-            if inbox.shutdownRequested { return }  // everything in flight ends with .closed
+        let wake = shared.inbox.withLock { inbox -> Bool in
+            if inbox.shutdownRequested { return false }  // everything in flight ends with .closed
             inbox.cancels.append(id)
-            _ = curl_multi_wakeup(inbox.multi.raw)
+            return inbox.claimWakeup()
         }
+        if wake { shared.wakeWorker() }
     }
 
     public func shutdown() {
-        shared.inbox.withLock { inbox in
-            if inbox.shutdownRequested { return }
+        let wake = shared.inbox.withLock { inbox -> Bool in
+            if inbox.shutdownRequested { return false }
             inbox.shutdownRequested = true
-            _ = curl_multi_wakeup(inbox.multi.raw)
+            return inbox.claimWakeup()
         }
+        if wake { shared.wakeWorker() }
         thread.join()
     }
 
@@ -132,28 +132,60 @@ struct CurlPendingSend: Sendable {
 
 /// What the callers of a transport hand to its thread (under the mutex), plus counters.
 struct CurlInbox {
-    /// The multi handle, only for curl_multi_wakeup (which is thread-safe); never used after
-    /// `shutdownRequested`, because the worker frees the handle after it sees that flag.
-    let multi: CurlMultiHandle
     var starts: [CurlPendingSend] = []
     var cancels: [UInt64] = []
     var shutdownRequested = false
     var nextID: UInt64 = 1
+    /// The worker found the inbox empty and is in (or about to enter) curl_multi_poll.
+    /// While it is not, it looks at the inbox before it sleeps again, so new work needs no
+    /// wake-up (a `curl_multi_wakeup` is a write on a socket pair, and a read to drain it).
+    var workerSleeping = false
+    /// A wake-up was sent since the worker went to sleep: one is enough.
+    var wakeupSent = false
+
+    var isEmpty: Bool { starts.isEmpty && cancels.isEmpty && !shutdownRequested }
+
+    /// True when the caller must wake the worker (`CurlShared.wakeWorker`, after releasing
+    /// the inbox lock): it sleeps in curl_multi_poll, or is about to (then the wake-up makes
+    /// that poll return at once), and nobody has woken it yet.
+    mutating func claimWakeup() -> Bool {
+        guard workerSleeping, !wakeupSent else { return false }
+        wakeupSent = true
+        return true
+    }
 }
 
-/// The multi handle as the inbox carries it: only `curl_multi_wakeup` (thread-safe by
-/// libcurl's contract) is called through it from other threads.
+/// The multi handle as other threads see it: only `curl_multi_wakeup` (thread-safe by
+/// libcurl's contract) is called through it, and only while `alive`.
 struct CurlMultiHandle: @unchecked Sendable {
     let raw: UnsafeMutableRawPointer
+    /// False once the worker is about to free the handle.
+    var alive = true
 }
 
 final class CurlShared: Sendable {
     let inbox: Locked<CurlInbox>
+    /// Separate from the inbox lock, so that a thread woken by `curl_multi_wakeup` (it may
+    /// preempt the caller on a shared CPU) never finds the inbox locked by its waker.
+    private let wakeup: Locked<CurlMultiHandle>
     let requestsStarted = Atomic<Int>(0)
     let requestsCompleted = Atomic<Int>(0)
     let connectionsOpened = Atomic<Int>(0)
 
     init(multi: UnsafeMutableRawPointer) {
-        inbox = Locked(CurlInbox(multi: CurlMultiHandle(raw: multi)))
+        inbox = Locked(CurlInbox())
+        wakeup = Locked(CurlMultiHandle(raw: multi))
+    }
+
+    /// curl_multi_wakeup, unless the worker has begun to free the multi handle.
+    func wakeWorker() {
+        wakeup.withLock { multi in
+            if multi.alive { _ = curl_multi_wakeup(multi.raw) }
+        }
+    }
+
+    /// The worker, before curl_multi_cleanup: no wake-up runs or starts after this returns.
+    func retireMultiHandle() {
+        wakeup.withLock { $0.alive = false }
     }
 }

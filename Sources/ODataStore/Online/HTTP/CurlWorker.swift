@@ -12,9 +12,9 @@ final class CurlWorker: @unchecked Sendable {
     private let multi: UnsafeMutableRawPointer
     private let shared: CurlShared
     private let configuration: CurlTransportConfiguration
-    private var active: [UInt64: CurlTransfer] = [:]
-    private var byHandle: [UnsafeMutableRawPointer: CurlTransfer] = [:]
-    private var idleHandles: [UnsafeMutableRawPointer] = []
+    // Confined to the transport thread (no dynamic exclusivity checks needed).
+    @exclusivity(unchecked) private var active: [UInt64: CurlTransfer] = [:]
+    @exclusivity(unchecked) private var idleHandles: [CurlEasy] = []
     /// Cookies shared by every easy handle (session cookies such as SAP's, which a CSRF
     /// token is bound to). Used only on the transport thread, so it needs no lock callbacks.
     private let cookieShare: UnsafeMutableRawPointer?
@@ -55,11 +55,25 @@ final class CurlWorker: @unchecked Sendable {
 
             var running: Int32 = 0
             _ = curl_multi_perform(multi, &running)
-            collectFinished()
+            // The callback threads are woken once, after every finished exchange is queued.
+            DeferredWakeups.deferring { collectFinished() }
 
-            // Sleeps until socket activity, a libcurl timer, curl_multi_wakeup or 1 s.
-            if curl_multi_poll(multi, nil, 0, 1000, nil) != CURLM_OK {
-                usleep(10_000)  // never spin if polling fails
+            // Sleeps until socket activity, a libcurl timer, curl_multi_wakeup or 1 s, unless
+            // work arrived meanwhile (senders wake the worker only while it sleeps).
+            let sleep = shared.inbox.withLock { inbox -> Bool in
+                guard inbox.isEmpty else { return false }
+                inbox.workerSleeping = true
+                return true
+            }
+            if sleep {
+                let polled = curl_multi_poll(multi, nil, 0, 1000, nil)
+                shared.inbox.withLock { inbox in
+                    inbox.workerSleeping = false
+                    inbox.wakeupSent = false
+                }
+                if polled != CURLM_OK {
+                    usleep(10_000)  // never spin if polling fails
+                }
             }
         }
         closeEverything()
@@ -68,7 +82,7 @@ final class CurlWorker: @unchecked Sendable {
     // MARK: - Starting
 
     private func start(_ pending: CurlPendingSend) {
-        guard let easy = idleHandles.popLast() ?? curl_easy_init() else {
+        guard let easy = idleHandles.popLast() ?? CurlEasy() else {
             pending.completion(.failure(.io("curl_easy_init failed")))
             return
         }
@@ -79,46 +93,145 @@ final class CurlWorker: @unchecked Sendable {
             transfer.complete(.failure(problem))
             return
         }
-        let added = curl_multi_add_handle(multi, easy)
+        let added = curl_multi_add_handle(multi, easy.handle)
         guard added == CURLM_OK else {
             recycle(easy)
             transfer.complete(.failure(.io("curl_multi_add_handle failed: \(String(cString: curl_multi_strerror(added)))")))
             return
         }
         active[transfer.id] = transfer
-        byHandle[easy] = transfer
         shared.requestsStarted.add(1, ordering: .relaxed)
     }
 
-    /// Sets every option of one exchange; nil on success, else why the request cannot be sent.
+    /// Sets the options of one exchange; nil on success, else why the request cannot be sent.
+    /// The handle keeps its constant options and, for plain GETs, everything that did not
+    /// change since its previous exchange (see `CurlEasy`).
     private func configure(_ transfer: CurlTransfer, for request: HTTPRequest) -> HTTPTransportError? {
         let easy = transfer.easy
-        var failed: String?
-        func long(_ option: CURLoption, _ value: Int, _ name: String) {
-            if failed == nil, ods_curl_easy_setopt_long(easy, option, value) != CURLE_OK { failed = name }
-        }
-        func string(_ option: CURLoption, _ value: String, _ name: String) {
-            if failed == nil, value.withCString({ ods_curl_easy_setopt_ptr(easy, option, $0) }) != CURLE_OK {
-                failed = name
-            }
-        }
-        func pointer(_ option: CURLoption, _ value: UnsafeRawPointer?, _ name: String) {
-            if failed == nil, ods_curl_easy_setopt_ptr(easy, option, value) != CURLE_OK { failed = name }
-        }
+        let handle = easy.handle
 
         // The request itself, checked before anything goes on the wire.
         guard HTTPSyntax.isToken(request.method) else {
             return .io("invalid HTTP method \"\(request.method)\"")
         }
-        guard !request.url.utf8.contains(where: { $0 <= 0x20 || $0 == 0x7F }) else {
+        guard !Self.hasSpaceOrControl(request.url) else {
             return .io("the URL contains a space or a control character: \(request.url)")
         }
         if request.timeoutMilliseconds < 0 {
             return .io("negative timeoutMilliseconds \(request.timeoutMilliseconds)")
         }
-        var list: UnsafeMutablePointer<curl_slist>?
+        let plainGET = request.method == "GET" && request.body.isEmpty
+        var options = CurlOptionSetter(handle: handle)
+        if easy.setup == .blank {
+            setConstantOptions(easy, &options)
+            easy.setup = .plainGET
+        }
+        if !plainGET {
+            // From here the handle carries this exchange's method: reset when it comes back.
+            easy.setup = .other
+        }
+
+        if !easy.hasHeaderList(for: request.headers) {
+            var list: UnsafeMutablePointer<curl_slist>?
+            if let problem = Self.buildHeaderList(request.headers, into: &list) {
+                if let list { curl_slist_free_all(list) }
+                return problem
+            }
+            options.pointer(CURLOPT_HTTPHEADER, UnsafeRawPointer(list), "HTTPHEADER")
+            easy.replaceHeaderList(list, source: request.headers)
+        }
+
+        let context = UnsafeRawPointer(Unmanaged.passUnretained(transfer).toOpaque())
+        options.string(CURLOPT_URL, request.url, "URL")
+        options.pointer(CURLOPT_WRITEDATA, context, "WRITEDATA")
+        options.pointer(CURLOPT_HEADERDATA, context, "HEADERDATA")
+        // The id, for collectFinished to find the transfer (ids start at 1, never a null pointer).
+        options.pointer(CURLOPT_PRIVATE, UnsafeRawPointer(bitPattern: UInt(truncatingIfNeeded: transfer.id)), "PRIVATE")
+        let timeout = request.timeoutMilliseconds > 0 ? request.timeoutMilliseconds : configuration.defaultTimeoutMilliseconds
+        if timeout != easy.timeoutMilliseconds {
+            options.long(CURLOPT_TIMEOUT_MS, timeout, "TIMEOUT_MS")
+            easy.timeoutMilliseconds = timeout
+        }
+
+        // Method and body. A plain GET is libcurl's default method on a blank handle and stays
+        // so on a handle that only did plain GETs; any other exchange starts from one of those.
+        if !plainGET {
+            let method = request.method
+            let body = request.body
+            if method == "HEAD" && body.isEmpty {
+                options.long(CURLOPT_NOBODY, 1, "NOBODY")
+            } else {
+                if method != "POST" { options.string(CURLOPT_CUSTOMREQUEST, method, "CUSTOMREQUEST") }
+                if !body.isEmpty || ["POST", "PUT", "PATCH", "MERGE"].contains(method) {
+                    // The size first, then a copy of the bytes (libcurl keeps its own copy).
+                    options.offset(CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count), "POSTFIELDSIZE_LARGE")
+                    if body.isEmpty {
+                        options.string(CURLOPT_COPYPOSTFIELDS, "", "COPYPOSTFIELDS")
+                    } else {
+                        body.withUnsafeBytes { options.pointer(CURLOPT_COPYPOSTFIELDS, $0.baseAddress, "COPYPOSTFIELDS") }
+                    }
+                }
+            }
+        }
+        if let failed = options.failed {
+            easy.setup = .other  // in an unknown state: reset before reuse
+            return .io("curl_easy_setopt(\(failed)) failed")
+        }
+        return nil
+    }
+
+    /// True when the URL has a byte <= 0x20 or DEL.
+    private static func hasSpaceOrControl(_ url: String) -> Bool {
+        var url = url
+        return url.withUTF8 { bytes in
+            for b in bytes where b <= 0x20 || b == 0x7F { return true }
+            return false
+        }
+    }
+
+    /// The options every exchange shares, set once per handle (after creation or a reset).
+    private func setConstantOptions(_ easy: CurlEasy, _ options: inout CurlOptionSetter) {
+        options.long(CURLOPT_NOSIGNAL, 1, "NOSIGNAL")
+        options.pointer(CURLOPT_ERRORBUFFER, UnsafeRawPointer(easy.errorBuffer), "ERRORBUFFER")
+        options.string(CURLOPT_PROTOCOLS_STR, "http,https", "PROTOCOLS_STR")
+        options.string(CURLOPT_REDIR_PROTOCOLS_STR, "http,https", "REDIR_PROTOCOLS_STR")
+        options.callback(CURLOPT_WRITEFUNCTION, curlWriteCallback, "WRITEFUNCTION")
+        options.callback(CURLOPT_HEADERFUNCTION, curlHeaderCallback, "HEADERFUNCTION")
+        options.long(CURLOPT_CONNECTTIMEOUT_MS, configuration.connectTimeoutMilliseconds, "CONNECTTIMEOUT_MS")
+        options.long(CURLOPT_SSL_VERIFYPEER, configuration.verifyTLS ? 1 : 0, "SSL_VERIFYPEER")
+        options.long(CURLOPT_SSL_VERIFYHOST, configuration.verifyTLS ? 2 : 0, "SSL_VERIFYHOST")
+        if let ca = configuration.caBundlePath { options.string(CURLOPT_CAINFO, ca, "CAINFO") }
+        options.string(CURLOPT_USERAGENT, configuration.userAgent, "USERAGENT")
+        // "" disables proxies, including the ones named by environment variables.
+        options.string(CURLOPT_PROXY, configuration.proxy ?? "", "PROXY")
+        let version: Int
+        switch configuration.httpVersion {
+        case .http1_0: version = Int(CURL_HTTP_VERSION_1_0)
+        case .http1_1: version = Int(CURL_HTTP_VERSION_1_1)
+        case .http2OverTLS: version = Int(CURL_HTTP_VERSION_2TLS)
+        }
+        options.long(CURLOPT_HTTP_VERSION, version, "HTTP_VERSION")
+        options.long(CURLOPT_FOLLOWLOCATION, configuration.followRedirects ? 1 : 0, "FOLLOWLOCATION")
+        options.long(CURLOPT_MAXREDIRS, configuration.maxRedirects, "MAXREDIRS")
+        if configuration.acceptCompressedResponses {
+            options.string(CURLOPT_ACCEPT_ENCODING, "", "ACCEPT_ENCODING")  // "" = every encoding libcurl decodes
+        }
+        if let cookieShare {
+            // The share holds the cookie jar; COOKIEFILE "" switches the handle's cookie engine
+            // on. It also adds "" to the handle's list of cookie files, which curl_easy_reset
+            // and curl_easy_cleanup in libcurl 7.88 do not free: `forgetCookieFiles` clears it
+            // before either. Set once per handle setup, so the list never grows past one entry.
+            options.pointer(CURLOPT_SHARE, UnsafeRawPointer(cookieShare), "SHARE")
+            options.string(CURLOPT_COOKIEFILE, "", "COOKIEFILE")
+        }
+    }
+
+    /// The request's header lines as a libcurl list, plus "Expect:" (no 100-continue round
+    /// trip) and, when the request has none, "Content-Type:" (no form type invented by libcurl).
+    private static func buildHeaderList(_ headers: [(name: String, value: String)],
+                                        into list: inout UnsafeMutablePointer<curl_slist>?) -> HTTPTransportError? {
         var hasContentType = false
-        for (name, value) in request.headers {
+        for (name, value) in headers {
             guard HTTPSyntax.isToken(name) else { return .io("invalid request header name \"\(name)\"") }
             guard HTTPSyntax.isFieldValue(value) else {
                 return .io("request header \(name) contains CR, LF or NUL")
@@ -128,88 +241,14 @@ final class CurlWorker: @unchecked Sendable {
             let line = value.isEmpty ? "\(name);" : "\(name): \(value)"
             guard appendHeader(line, to: &list) else { return .io("out of memory building request headers") }
         }
-        // No "Expect: 100-continue" round trip; and no form content type invented by libcurl.
         guard appendHeader("Expect:", to: &list) else { return .io("out of memory building request headers") }
         if !hasContentType, !appendHeader("Content-Type:", to: &list) {
             return .io("out of memory building request headers")
         }
-        transfer.headerList = list
-
-        let context = UnsafeRawPointer(Unmanaged.passUnretained(transfer).toOpaque())
-        long(CURLOPT_NOSIGNAL, 1, "NOSIGNAL")
-        pointer(CURLOPT_ERRORBUFFER, UnsafeRawPointer(transfer.errorBuffer), "ERRORBUFFER")
-        string(CURLOPT_URL, request.url, "URL")
-        string(CURLOPT_PROTOCOLS_STR, "http,https", "PROTOCOLS_STR")
-        string(CURLOPT_REDIR_PROTOCOLS_STR, "http,https", "REDIR_PROTOCOLS_STR")
-        pointer(CURLOPT_HTTPHEADER, UnsafeRawPointer(list), "HTTPHEADER")
-        if failed == nil, ods_curl_easy_setopt_data_cb(easy, CURLOPT_WRITEFUNCTION, curlWriteCallback) != CURLE_OK {
-            failed = "WRITEFUNCTION"
-        }
-        pointer(CURLOPT_WRITEDATA, context, "WRITEDATA")
-        if failed == nil, ods_curl_easy_setopt_data_cb(easy, CURLOPT_HEADERFUNCTION, curlHeaderCallback) != CURLE_OK {
-            failed = "HEADERFUNCTION"
-        }
-        pointer(CURLOPT_HEADERDATA, context, "HEADERDATA")
-
-        // Method and body.
-        let method = request.method
-        let body = request.body
-        if method == "GET" && body.isEmpty {
-            long(CURLOPT_HTTPGET, 1, "HTTPGET")
-        } else if method == "HEAD" && body.isEmpty {
-            long(CURLOPT_NOBODY, 1, "NOBODY")
-        } else {
-            if method != "POST" { string(CURLOPT_CUSTOMREQUEST, method, "CUSTOMREQUEST") }
-            if !body.isEmpty || ["POST", "PUT", "PATCH", "MERGE"].contains(method) {
-                // The size first, then a copy of the bytes (libcurl keeps its own copy).
-                if failed == nil, ods_curl_easy_setopt_off(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)) != CURLE_OK {
-                    failed = "POSTFIELDSIZE_LARGE"
-                }
-                if body.isEmpty {
-                    string(CURLOPT_COPYPOSTFIELDS, "", "COPYPOSTFIELDS")
-                } else {
-                    body.withUnsafeBytes { pointer(CURLOPT_COPYPOSTFIELDS, $0.baseAddress, "COPYPOSTFIELDS") }
-                }
-            }
-        }
-
-        // Limits, TLS, connection behaviour.
-        let timeout = request.timeoutMilliseconds > 0 ? request.timeoutMilliseconds : configuration.defaultTimeoutMilliseconds
-        long(CURLOPT_TIMEOUT_MS, timeout, "TIMEOUT_MS")
-        long(CURLOPT_CONNECTTIMEOUT_MS, configuration.connectTimeoutMilliseconds, "CONNECTTIMEOUT_MS")
-        long(CURLOPT_SSL_VERIFYPEER, configuration.verifyTLS ? 1 : 0, "SSL_VERIFYPEER")
-        long(CURLOPT_SSL_VERIFYHOST, configuration.verifyTLS ? 2 : 0, "SSL_VERIFYHOST")
-        if let ca = configuration.caBundlePath { string(CURLOPT_CAINFO, ca, "CAINFO") }
-        string(CURLOPT_USERAGENT, configuration.userAgent, "USERAGENT")
-        // "" disables proxies, including the ones named by environment variables.
-        string(CURLOPT_PROXY, configuration.proxy ?? "", "PROXY")
-        let version: Int
-        switch configuration.httpVersion {
-        case .http1_0: version = Int(CURL_HTTP_VERSION_1_0)
-        case .http1_1: version = Int(CURL_HTTP_VERSION_1_1)
-        case .http2OverTLS: version = Int(CURL_HTTP_VERSION_2TLS)
-        }
-        long(CURLOPT_HTTP_VERSION, version, "HTTP_VERSION")
-        long(CURLOPT_FOLLOWLOCATION, configuration.followRedirects ? 1 : 0, "FOLLOWLOCATION")
-        long(CURLOPT_MAXREDIRS, configuration.maxRedirects, "MAXREDIRS")
-        if configuration.acceptCompressedResponses {
-            string(CURLOPT_ACCEPT_ENCODING, "", "ACCEPT_ENCODING")  // "" = every encoding libcurl decodes
-        }
-        if let cookieShare {
-            // The share holds the cookie jar; COOKIEFILE "" switches the handle's cookie engine
-            // on. It also adds "" to the handle's list of cookie files, which curl_easy_reset
-            // and curl_easy_cleanup in libcurl 7.88 do not free: `forgetCookieFiles` clears it
-            // before either.
-            pointer(CURLOPT_SHARE, UnsafeRawPointer(cookieShare), "SHARE")
-            string(CURLOPT_COOKIEFILE, "", "COOKIEFILE")
-        }
-        if let failed {
-            return .io("curl_easy_setopt(\(failed)) failed")
-        }
         return nil
     }
 
-    private func appendHeader(_ line: String, to list: inout UnsafeMutablePointer<curl_slist>?) -> Bool {
+    private static func appendHeader(_ line: String, to list: inout UnsafeMutablePointer<curl_slist>?) -> Bool {
         guard let appended = line.withCString({ curl_slist_append(list, $0) }) else { return false }
         list = appended
         return true
@@ -222,8 +261,12 @@ final class CurlWorker: @unchecked Sendable {
         while let message = curl_multi_info_read(multi, &remaining) {
             guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
             let code = ods_curl_msg_result(message)  // read before remove_handle invalidates it
-            guard let transfer = byHandle.removeValue(forKey: easy) else { continue }
-            active[transfer.id] = nil
+            // CURLOPT_PRIVATE holds the transfer's id (never a pointer that could dangle).
+            var privateData: UnsafeMutableRawPointer?
+            guard ods_curl_easy_getinfo_ptr(easy, CURLINFO_PRIVATE, &privateData) == CURLE_OK,
+                  let id = privateData.map({ UInt64(UInt(bitPattern: $0)) }),
+                  let transfer = active.removeValue(forKey: id) else { continue }
+            let pooled = transfer.easy
 
             var connects = 0
             if ods_curl_easy_getinfo_long(easy, CURLINFO_NUM_CONNECTS, &connects) == CURLE_OK {
@@ -234,7 +277,7 @@ final class CurlWorker: @unchecked Sendable {
                 var status = 0
                 _ = ods_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
                 if status > 0 {
-                    result = .success(HTTPResponse(status: status, headers: transfer.responseHeaders, body: transfer.body))
+                    result = .success(HTTPResponse(status: status, headerFields: transfer.responseHeaders, body: transfer.body))
                 } else {
                     result = .failure(.io("the transfer ended without an HTTP status"))
                 }
@@ -244,7 +287,7 @@ final class CurlWorker: @unchecked Sendable {
                 result = .failure(.fromCurl(code, detail: transfer.errorText))
             }
             _ = curl_multi_remove_handle(multi, easy)
-            recycle(easy)
+            recycle(pooled)
             shared.requestsCompleted.add(1, ordering: .relaxed)
             transfer.complete(result)
         }
@@ -252,41 +295,48 @@ final class CurlWorker: @unchecked Sendable {
 
     private func cancel(_ id: UInt64) {
         guard let transfer = active.removeValue(forKey: id) else { return }  // already finished
-        byHandle[transfer.easy] = nil
-        _ = curl_multi_remove_handle(multi, transfer.easy)
+        _ = curl_multi_remove_handle(multi, transfer.easy.handle)
         recycle(transfer.easy)
         transfer.complete(.failure(.cancelled))
     }
 
-    /// Returns an easy handle to the pool (reset to defaults) or frees it.
-    /// Clears the handle's list of cookie files (see `configure`); the jar stays in the share.
-    private func forgetCookieFiles(_ easy: UnsafeMutableRawPointer) {
-        if cookieShare != nil { _ = ods_curl_easy_setopt_ptr(easy, CURLOPT_COOKIEFILE, nil) }
+    /// Clears the handle's list of cookie files (see `setConstantOptions`); the jar stays in
+    /// the share. Needed before `curl_easy_reset` and `curl_easy_cleanup`.
+    private func forgetCookieFiles(_ easy: CurlEasy) {
+        if cookieShare != nil, easy.setup != .blank { _ = ods_curl_easy_setopt_ptr(easy.handle, CURLOPT_COOKIEFILE, nil) }
     }
 
-    private func recycle(_ easy: UnsafeMutableRawPointer) {
-        forgetCookieFiles(easy)
-        if idleHandles.count < configuration.easyHandlePoolSize {
-            curl_easy_reset(easy)
-            idleHandles.append(easy)
-        } else {
-            curl_easy_cleanup(easy)
+    /// Returns an easy handle to the pool or frees it. A handle set up for anything but a
+    /// plain GET is reset first (its method, body copy and options are dropped).
+    private func recycle(_ easy: CurlEasy) {
+        guard idleHandles.count < configuration.easyHandlePoolSize else {
+            destroy(easy)
+            return
         }
+        if easy.setup == .other {
+            forgetCookieFiles(easy)
+            easy.reset()
+        }
+        idleHandles.append(easy)
+    }
+
+    private func destroy(_ easy: CurlEasy) {
+        forgetCookieFiles(easy)
+        curl_easy_cleanup(easy.handle)
     }
 
     /// Shutdown: every transfer still in flight ends with `.closed`; libcurl state is freed.
     private func closeEverything() {
         let inFlight = active.values.sorted { $0.id < $1.id }
         active.removeAll()
-        byHandle.removeAll()
         for transfer in inFlight {
-            _ = curl_multi_remove_handle(multi, transfer.easy)
-            forgetCookieFiles(transfer.easy)
-            curl_easy_cleanup(transfer.easy)
+            _ = curl_multi_remove_handle(multi, transfer.easy.handle)
+            destroy(transfer.easy)
             transfer.complete(.failure(.closed))
         }
-        for easy in idleHandles { curl_easy_cleanup(easy) }
+        for easy in idleHandles { destroy(easy) }
         idleHandles.removeAll()
+        shared.retireMultiHandle()
         curl_multi_cleanup(multi)
         if let cookieShare { curl_share_cleanup(cookieShare) }
     }
@@ -314,5 +364,37 @@ enum HTTPSyntax {
     /// A field value must not contain CR, LF or NUL (header injection).
     static func isFieldValue(_ s: String) -> Bool {
         !s.utf8.contains { $0 == 0x0D || $0 == 0x0A || $0 == 0x00 }
+    }
+}
+
+/// Sets easy-handle options, remembering the first that failed.
+struct CurlOptionSetter {
+    let handle: UnsafeMutableRawPointer
+    private(set) var failed: String?
+
+    init(handle: UnsafeMutableRawPointer) {
+        self.handle = handle
+    }
+
+    mutating func long(_ option: CURLoption, _ value: Int, _ name: String) {
+        if failed == nil, ods_curl_easy_setopt_long(handle, option, value) != CURLE_OK { failed = name }
+    }
+
+    mutating func offset(_ option: CURLoption, _ value: curl_off_t, _ name: String) {
+        if failed == nil, ods_curl_easy_setopt_off(handle, option, value) != CURLE_OK { failed = name }
+    }
+
+    mutating func string(_ option: CURLoption, _ value: String, _ name: String) {
+        if failed == nil, value.withCString({ ods_curl_easy_setopt_ptr(handle, option, $0) }) != CURLE_OK {
+            failed = name
+        }
+    }
+
+    mutating func pointer(_ option: CURLoption, _ value: UnsafeRawPointer?, _ name: String) {
+        if failed == nil, ods_curl_easy_setopt_ptr(handle, option, value) != CURLE_OK { failed = name }
+    }
+
+    mutating func callback(_ option: CURLoption, _ value: ods_curl_data_cb, _ name: String) {
+        if failed == nil, ods_curl_easy_setopt_data_cb(handle, option, value) != CURLE_OK { failed = name }
     }
 }

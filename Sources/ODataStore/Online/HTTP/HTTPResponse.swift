@@ -1,19 +1,29 @@
 /// A complete HTTP response (the body is buffered).
 public struct HTTPResponse: Sendable {
     public var status: Int
-    /// Response header lines in order as received (of the final response after redirects).
-    public var headers: [(name: String, value: String)]
+    /// Response header fields in order as received (of the final response after redirects).
+    public var headerFields: HTTPHeaderFields
     public var body: [UInt8]
 
-    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+    public init(status: Int, headerFields: HTTPHeaderFields, body: [UInt8] = []) {
         self.status = status
-        self.headers = headers
+        self.headerFields = headerFields
         self.body = body
+    }
+
+    public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
+        self.init(status: status, headerFields: HTTPHeaderFields(headers), body: body)
+    }
+
+    /// Response header lines in order as received, as Strings (made on each call).
+    public var headers: [(name: String, value: String)] {
+        get { headerFields.pairs }
+        set { headerFields = HTTPHeaderFields(newValue) }
     }
 
     /// First header value with this name, compared case-insensitively (ASCII).
     public func header(_ name: String) -> String? {
-        headers.first { asciiCaseInsensitiveEquals($0.name, name) }?.value
+        headerFields.value(named: name)
     }
 }
 

@@ -1,0 +1,52 @@
+import Glibc
+
+/// Lets a thread that produces a burst of callbacks wake their consumers once, after the
+/// burst, instead of once per callback while it may still hold locks.
+///
+/// The transport thread completes every exchange libcurl finished in one round inside
+/// `deferring`: the store queues each request's callbacks under its table lock, and waking
+/// the callback thread there made it run (on a shared CPU it preempts the transport thread)
+/// straight into that lock, then again for the next completion. Inside `deferring` a
+/// `CallbackQueue` records that it has a sleeping consumer to wake instead of waking it;
+/// `deferring` wakes every recorded queue when `body` returns, with no lock held. Nothing is
+/// delivered later than the end of the burst, and nothing is reordered: callbacks are queued
+/// at once, only the wake-up waits.
+///
+/// Threading: the state is per thread (a pthread key); other threads are not affected.
+enum DeferredWakeups {
+    /// The queues to wake when the current thread's `deferring` ends; nil outside it.
+    final class Pending {
+        var queues: [CallbackQueue] = []
+    }
+
+    private static let key: pthread_key_t = {
+        var key = pthread_key_t()
+        // A thread never exits inside `deferring`, so there is nothing to destroy.
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    /// Runs `body`; wake-ups that callback queues would make meanwhile happen when it returns.
+    /// Nested calls defer to the outermost one.
+    static func deferring<R>(_ body: () -> R) -> R {
+        let key = Self.key
+        if pthread_getspecific(key) != nil { return body() }
+        let pending = Pending()
+        let pointer = Unmanaged.passRetained(pending)
+        pthread_setspecific(key, pointer.toOpaque())
+        let result = body()
+        pthread_setspecific(key, nil)
+        pointer.release()
+        for queue in pending.queues { queue.wakeConsumers() }
+        return result
+    }
+
+    /// Records `queue` for waking at the end of the current `deferring`; false (the caller
+    /// wakes now) when the calling thread is not deferring.
+    static func record(_ queue: CallbackQueue) -> Bool {
+        guard let raw = pthread_getspecific(key) else { return false }
+        let pending = Unmanaged<Pending>.fromOpaque(raw).takeUnretainedValue()
+        if !pending.queues.contains(where: { $0 === queue }) { pending.queues.append(queue) }
+        return true
+    }
+}

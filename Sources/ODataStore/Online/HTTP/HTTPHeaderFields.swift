@@ -1,0 +1,114 @@
+/// Response header fields in the order received: one byte buffer holding every trimmed name
+/// and value, plus where each is. Names and values become `String`s only when asked for
+/// (making two Strings per header line as lines arrive cost about 1,000 instructions per
+/// line, and a response is typically asked for two or three fields by name).
+///
+/// A value type; lookups by name compare ASCII case-insensitively and return the first match.
+public struct HTTPHeaderFields: Sendable, CustomStringConvertible {
+    private var bytes: [UInt8] = []
+    private var fields: [Field] = []
+
+    private struct Field {
+        var name: Range<Int>
+        var value: Range<Int>
+    }
+
+    public init() {}
+
+    public init(_ pairs: [(name: String, value: String)]) {
+        for (name, value) in pairs {
+            var n = name, v = value
+            n.withUTF8 { nb in v.withUTF8 { vb in append(name: nb, value: vb) } }
+        }
+    }
+
+    public var count: Int { fields.count }
+    public var isEmpty: Bool { fields.isEmpty }
+
+    /// The field at `index` (0 ..< count).
+    public subscript(index: Int) -> (name: String, value: String) {
+        let f = fields[index]
+        return (string(f.name), string(f.value))
+    }
+
+    /// Every field as (name, value) Strings.
+    public var pairs: [(name: String, value: String)] {
+        fields.map { (string($0.name), string($0.value)) }
+    }
+
+    /// Position of the first field with this name (ASCII case-insensitive), if any.
+    public func index(named name: String) -> Int? {
+        var key = name
+        return key.withUTF8 { k -> Int? in
+            for (i, f) in fields.enumerated() where f.name.count == k.count {
+                var equal = true
+                var j = f.name.lowerBound
+                for c in k {
+                    let b = bytes[j]
+                    if (b >= 65 && b <= 90 ? b | 0x20 : b) != (c >= 65 && c <= 90 ? c | 0x20 : c) {
+                        equal = false
+                        break
+                    }
+                    j += 1
+                }
+                if equal { return i }
+            }
+            return nil
+        }
+    }
+
+    /// The value of the first field with this name (ASCII case-insensitive), if any.
+    public func value(named name: String) -> String? {
+        index(named: name).map { string(fields[$0].value) }
+    }
+
+    public var description: String { "\(pairs)" }
+
+    private func string(_ range: Range<Int>) -> String {
+        bytes.withUnsafeBufferPointer { String(decoding: UnsafeBufferPointer(rebasing: $0[range]), as: UTF8.self) }
+    }
+
+    // MARK: - Building (the transport, as lines arrive)
+
+    /// Appends a field; `name` and `value` are already trimmed.
+    mutating func append(name: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
+        reserveOnce()
+        let nameStart = bytes.count
+        bytes.append(contentsOf: name)
+        let valueStart = bytes.count
+        bytes.append(contentsOf: value)
+        fields.append(Field(name: nameStart..<valueStart, value: valueStart..<bytes.count))
+    }
+
+    /// Appends a field whose name is `line[name]` and value `line[value]` (trimmed ranges of
+    /// one header line, the name first): one copy of the line from the name to the value's end.
+    mutating func append(line: UnsafeBufferPointer<UInt8>, name: Range<Int>, value: Range<Int>) {
+        reserveOnce()
+        let base = bytes.count - name.lowerBound
+        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: line[name.lowerBound..<max(name.upperBound, value.upperBound)]))
+        fields.append(Field(name: (base + name.lowerBound)..<(base + name.upperBound),
+                            value: (base + value.lowerBound)..<(base + value.upperBound)))
+    }
+
+    @inline(__always) private mutating func reserveOnce() {
+        if fields.capacity == 0 {
+            bytes.reserveCapacity(512)
+            fields.reserveCapacity(16)
+        }
+    }
+
+    /// Obsolete line folding: `more` continues the last field's value, after one space.
+    /// The last value is always at the end of the buffer, so it stays contiguous.
+    mutating func continueLastValue(_ more: UnsafeBufferPointer<UInt8>) {
+        guard !fields.isEmpty else { return }
+        bytes.append(UInt8(ascii: " "))
+        bytes.append(contentsOf: more)
+        fields[fields.count - 1].value = fields[fields.count - 1].value.lowerBound..<bytes.count
+    }
+
+    /// Forgets every field (a new response begins: 1xx, redirects).
+    mutating func removeAll() {
+        bytes.removeAll(keepingCapacity: true)
+        fields.removeAll(keepingCapacity: true)
+    }
+}
