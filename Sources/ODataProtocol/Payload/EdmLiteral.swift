@@ -8,11 +8,33 @@ enum EdmLiteral {
     /// The number is milliseconds since 1970-01-01T00:00:00Z (negative before it); the offset only
     /// says in which zone to show that instant.
     static func isoFromV2Date(_ s: String) -> String? {
-        let b = Array(s.utf8)
-        guard b.count > 8, b.starts(with: "/Date(".utf8), b[b.count - 2] == UInt8(ascii: ")"),
-              b[b.count - 1] == UInt8(ascii: "/") else { return nil }
-        var i = 6
-        let end = b.count - 2
+        var s = s
+        return s.withUTF8 { text in
+            var out: [UInt8] = []
+            guard appendISO(fromV2Date: text, escapedSlashes: false, into: &out) else { return nil }
+            return String(decoding: out, as: UTF8.self)
+        }
+    }
+
+    /// `isoFromV2Date` on bytes: appends the ISO 8601 text (no quotes) to `out` and returns true,
+    /// or leaves `out` as it was and returns false. With `escapedSlashes` the bytes are a JSON
+    /// string's raw contents, and `\/Date(...)\/` (as V2 services send it) is accepted as well
+    /// as `/Date(...)/`.
+    static func appendISO(fromV2Date b: UnsafeBufferPointer<UInt8>, escapedSlashes: Bool,
+                          into out: inout [UInt8]) -> Bool {
+        let slash = UInt8(ascii: "/"), backslash = UInt8(ascii: "\\")
+        var i = 0
+        var end = b.count
+        if escapedSlashes, i < end, b[i] == backslash { i += 1 }
+        guard end - i > 8, b[i] == slash, b[i + 1] == UInt8(ascii: "D"), b[i + 2] == UInt8(ascii: "a"),
+              b[i + 3] == UInt8(ascii: "t"), b[i + 4] == UInt8(ascii: "e"), b[i + 5] == UInt8(ascii: "(")
+        else { return false }
+        i += 6
+        guard b[end - 1] == slash else { return false }
+        end -= 1
+        if escapedSlashes, b[end - 1] == backslash { end -= 1 }
+        guard end > i, b[end - 1] == UInt8(ascii: ")") else { return false }
+        end -= 1
         func digits() -> Int64? {
             var v: Int64 = 0
             let start = i
@@ -24,38 +46,84 @@ enum EdmLiteral {
             return i > start ? v : nil
         }
         var negative = false
-        if b[i] == UInt8(ascii: "-") { negative = true; i += 1 }
-        guard let ms = digits() else { return nil }
+        if i < end, b[i] == UInt8(ascii: "-") { negative = true; i += 1 }
+        guard let ms = digits() else { return false }
         var offset: Int? = nil
         if i < end {
             let sign = b[i]
-            guard sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") else { return nil }
+            guard sign == UInt8(ascii: "+") || sign == UInt8(ascii: "-") else { return false }
             i += 1
-            guard let off = digits(), off < 100_000 else { return nil }
+            guard let off = digits(), off < 100_000 else { return false }
             offset = Int(off) * (sign == UInt8(ascii: "-") ? -1 : 1)
         }
-        guard i == end else { return nil }
+        guard i == end else { return false }
         // JavaScript's Date range (+-8.64e15 ms) keeps every later computation in range.
-        guard ms <= 8_640_000_000_000_000 else { return nil }
-        return iso(epochMillis: negative ? -ms : ms, offsetMinutes: offset)
+        guard ms <= 8_640_000_000_000_000 else { return false }
+        appendISO(epochMillis: negative ? -ms : ms, offsetMinutes: offset, into: &out)
+        return true
     }
 
     /// ISO 8601 for an instant; with an offset the local wall time and `+hh:mm` are written,
     /// otherwise UTC with `Z`. Milliseconds are written only when non-zero (trailing zeros trimmed).
     static func iso(epochMillis: Int64, offsetMinutes: Int?) -> String {
+        var out: [UInt8] = []
+        appendISO(epochMillis: epochMillis, offsetMinutes: offsetMinutes, into: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `iso(epochMillis:offsetMinutes:)` appended to `out` as UTF-8, without building Strings.
+    static func appendISO(epochMillis: Int64, offsetMinutes: Int?, into out: inout [UInt8]) {
         let local = epochMillis + Int64(offsetMinutes ?? 0) * 60_000
         let (days, msOfDay) = floorDivMod(local, 86_400_000)
         let (y, m, d) = civil(fromDays: days)
-        var out = year(y) + "-" + pad2(m) + "-" + pad2(d) + "T"
-        let secs = msOfDay / 1000
-        out += pad2(Int(secs / 3600)) + ":" + pad2(Int(secs / 60 % 60)) + ":" + pad2(Int(secs % 60))
-        out += fraction(Int(msOfDay % 1000), digits: 3)
-        if let off = offsetMinutes, off != 0 {
-            out += (off < 0 ? "-" : "+") + pad2(abs(off) / 60) + ":" + pad2(abs(off) % 60)
-        } else {
-            out += "Z"
+        appendYear(y, into: &out)
+        out.append(UInt8(ascii: "-")); appendPad2(m, into: &out)
+        out.append(UInt8(ascii: "-")); appendPad2(d, into: &out)
+        out.append(UInt8(ascii: "T"))
+        let secs = Int(msOfDay / 1000)
+        appendPad2(secs / 3600, into: &out)
+        out.append(UInt8(ascii: ":")); appendPad2(secs / 60 % 60, into: &out)
+        out.append(UInt8(ascii: ":")); appendPad2(secs % 60, into: &out)
+        var millis = Int(msOfDay % 1000)
+        if millis > 0 {
+            out.append(UInt8(ascii: "."))
+            var divisor = 100
+            while millis > 0 {
+                out.append(UInt8(48 + millis / divisor))
+                millis %= divisor
+                divisor /= 10
+            }
         }
-        return out
+        if let off = offsetMinutes, off != 0 {
+            out.append(off < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
+            appendPad2(abs(off) / 60, into: &out)
+            out.append(UInt8(ascii: ":"))
+            appendPad2(abs(off) % 60, into: &out)
+        } else {
+            out.append(UInt8(ascii: "Z"))
+        }
+    }
+
+    /// Two digits, zero-padded; `v` in 0...99 (larger values are written in full).
+    @inline(__always) static func appendPad2(_ v: Int, into out: inout [UInt8]) {
+        if v >= 100 { out.append(contentsOf: String(v).utf8); return }
+        out.append(UInt8(48 + v / 10))
+        out.append(UInt8(48 + v % 10))
+    }
+
+    /// A year with at least four digits, `-` before negative years.
+    static func appendYear(_ y: Int64, into out: inout [UInt8]) {
+        if y < 0 { out.append(UInt8(ascii: "-")) }
+        let magnitude = y.magnitude
+        if magnitude < 10_000 {
+            let v = Int(magnitude)
+            out.append(UInt8(48 + v / 1000))
+            out.append(UInt8(48 + v / 100 % 10))
+            out.append(UInt8(48 + v / 10 % 10))
+            out.append(UInt8(48 + v % 10))
+        } else {
+            out.append(contentsOf: String(magnitude).utf8)
+        }
     }
 
     /// Parses `yyyy-mm-ddThh:mm[:ss[.fff...]][Z|+hh:mm|-hh:mm]` to milliseconds since the epoch
@@ -163,20 +231,6 @@ enum EdmLiteral {
     }
 
     static func pad2(_ v: Int) -> String { v < 10 ? "0\(v)" : String(v) }
-
-    static func year(_ y: Int64) -> String {
-        let s = String(abs(y))
-        return (y < 0 ? "-" : "") + String(repeating: "0", count: max(0, 4 - s.count)) + s
-    }
-
-    /// `.fff` for a fraction with `digits` digits, trailing zeros trimmed; "" for zero.
-    static func fraction(_ value: Int, digits: Int) -> String {
-        guard value > 0 else { return "" }
-        var s = String(value)
-        s = String(repeating: "0", count: max(0, digits - s.count)) + s
-        while s.hasSuffix("0") { s.removeLast() }
-        return "." + s
-    }
 
     // MARK: Time
 

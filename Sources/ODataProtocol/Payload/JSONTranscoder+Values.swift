@@ -81,11 +81,10 @@ extension JSONTranscoder {
         case UInt8(ascii: "\""):
             let t = try s.scanString()
             if version == .v2, t.length > 8, s.hasPrefix(t, "\\/Date(") || s.hasPrefix(t, "/Date("),
-               let iso = EdmLiteral.isoFromV2Date(s.string(t)) {
-                string(iso)
-            } else {
-                rawString(t)
+               writeV2Date(t) {
+                return
             }
+            rawString(t)
         default: try copyValue()
         }
     }
@@ -134,8 +133,8 @@ extension JSONTranscoder {
         case .dateTime, .dateTimeOffset:
             if isString {
                 let t = try s.scanString()
+                if writeV2Date(t) { return }
                 let text = s.string(t)
-                if let iso = EdmLiteral.isoFromV2Date(text) { string(iso); return }
                 if kind == .dateTime, let (_, offset) = EdmLiteral.epochMillis(fromISO: text), offset == nil {
                     string(text + "Z"); return
                 }
@@ -165,6 +164,24 @@ extension JSONTranscoder {
         default: break
         }
         try copyValue()
+    }
+
+    /// Writes a V2 `/Date(...)/` string token as a quoted ISO 8601 string; false (nothing
+    /// written) when it is not one. Converted straight from the input bytes; tokens with
+    /// escapes other than `\/` take the String route.
+    mutating func writeV2Date(_ t: JSONScanner.StringToken) -> Bool {
+        let raw = UnsafeBufferPointer(start: s.base + t.start, count: t.length)
+        out.append(UInt8(ascii: "\""))
+        if EdmLiteral.appendISO(fromV2Date: raw, escapedSlashes: true, into: &out) {
+            out.append(UInt8(ascii: "\""))
+            return true
+        }
+        out.removeLast()
+        if t.escaped, let iso = EdmLiteral.isoFromV2Date(s.string(t)) {
+            string(iso)
+            return true
+        }
+        return false
     }
 
     func containsByte(_ t: JSONScanner.StringToken, _ c: UInt8) -> Bool {

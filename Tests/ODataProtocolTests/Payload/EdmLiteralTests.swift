@@ -10,6 +10,45 @@ struct EdmLiteralTests {
         #expect(EdmLiteral.isoFromV2Date("/Date(1709164800000)/")?.hasPrefix("2024-02-29T00:00:00") == true)
     }
 
+    /// The byte route the JSON decoder takes (`appendISO(fromV2Date:)`) agrees with the String
+    /// route, accepts the `\/Date(...)\/` escaping V2 servers send only on raw JSON contents, and
+    /// leaves the output untouched when it refuses.
+    @Test func v2DatesFromRawJSONBytes() {
+        func bytes(_ text: String, escaped: Bool) -> String? {
+            var out: [UInt8] = Array("x".utf8)
+            let ok = Array(text.utf8).withUnsafeBufferPointer {
+                EdmLiteral.appendISO(fromV2Date: $0, escapedSlashes: escaped, into: &out)
+            }
+            if !ok { return out == Array("x".utf8) ? nil : "output changed on refusal" }
+            return String(decoding: out.dropFirst(), as: UTF8.self)
+        }
+        let cases: [(String, String)] = [
+            ("/Date(1577923200000)/", "2020-01-02T00:00:00Z"),
+            ("/Date(1234567890123)/", "2009-02-13T23:31:30.123Z"),
+            ("/Date(1234567890120)/", "2009-02-13T23:31:30.12Z"),
+            ("/Date(1234567890005)/", "2009-02-13T23:31:30.005Z"),
+            ("/Date(-1)/", "1969-12-31T23:59:59.999Z"),
+            ("/Date(-62135596800000)/", "0001-01-01T00:00:00Z"),
+            ("/Date(253402300799000)/", "9999-12-31T23:59:59Z"),
+            ("/Date(1704067200000+0060)/", "2024-01-01T01:00:00+01:00"),
+            ("/Date(1704067200000-0330)/", "2023-12-31T18:30:00-05:30"),
+            ("/Date(1704067200000+0000)/", "2024-01-01T00:00:00Z"),
+        ]
+        for (v2, iso) in cases {
+            #expect(bytes(v2, escaped: false) == iso)
+            #expect(EdmLiteral.isoFromV2Date(v2) == iso)
+            let jsonEscaped = v2.replacingOccurrences(of: "/", with: "\\/")
+            #expect(bytes(jsonEscaped, escaped: true) == iso)
+            #expect(bytes(jsonEscaped, escaped: false) == nil)
+        }
+        for bad in ["/Date()/", "/Date(12a)/", "/Date(1)", "Date(1)/", "/Date(1+)/", "/Date(1*0060)/",
+                    "/Date(1234567890123456789)/", "/Date(9640000000000000)/", "/Date(1+100000)/", "/date(1)/",
+                    "\\/Date(1)/x", ""] {
+            #expect(bytes(bad, escaped: true) == nil, "\(bad)")
+            #expect(EdmLiteral.isoFromV2Date(bad) == nil, "\(bad)")
+        }
+    }
+
     /// Found by the Atom helper: a year of 14 digits overflowed Int64 milliseconds and trapped.
     @Test func hugeYearsAreRejectedNotOverflowed() {
         #expect(EdmLiteral.epochMillis(fromISO: "99999999999999-01-01T00:00:00Z") == nil)
