@@ -59,7 +59,9 @@ public final class PayloadSchema: Sendable {
 final class PayloadModelIndex {
     let model: ServiceModel
     private let shared: PayloadSchema?
-    private var types: [String: PayloadTypeInfo] = [:]
+    /// Types this call looked up, by the name used. A short list searched in order: a
+    /// response names one or two types, and a dictionary cost a hash and an allocation per call.
+    private var types: [(name: String, info: PayloadTypeInfo)] = []
 
     init(_ model: ServiceModel) { self.model = model; shared = nil }
 
@@ -67,11 +69,11 @@ final class PayloadModelIndex {
 
     /// The flattened type for a qualified (or alias-qualified) name, `#` prefix allowed.
     func type(_ rawName: String) -> PayloadTypeInfo? {
-        let name = rawName.hasPrefix("#") ? String(rawName.dropFirst()) : rawName
-        if let t = types[name] { return t }
-        if let t = shared?.cached(name) { types[name] = t; return t }
+        let name = rawName.utf8.first == UInt8(ascii: "#") ? String(rawName.dropFirst()) : rawName
+        if let t = local(name) { return t }
+        if let t = shared?.cached(name) { types.append((name, t)); return t }
         guard let st = model.structuredType(name) else { return nil }
-        if let t = types[st.qualifiedName] { types[name] = t; return t }
+        if let t = local(st.qualifiedName) { types.append((name, t)); return t }
         let keys = st.kind == .entity ? model.key(of: st) : []
         let keySet = Set(keys)
         var members: [String: PayloadMember] = [:]
@@ -85,10 +87,15 @@ final class PayloadModelIndex {
         }
         let info = PayloadTypeInfo(qualifiedName: st.qualifiedName, isEntity: st.kind == .entity, keyNames: keys,
                                    members: members)
-        types[st.qualifiedName] = info
-        types[name] = info
+        types.append((st.qualifiedName, info))
+        if name != st.qualifiedName { types.append((name, info)) }
         shared?.store(info, as: [st.qualifiedName, name])
         return info
+    }
+
+    private func local(_ name: String) -> PayloadTypeInfo? {
+        for entry in types where entry.name == name { return entry.info }
+        return nil
     }
 
     /// The entity type of an entity set or singleton.
