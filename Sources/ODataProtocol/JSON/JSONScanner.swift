@@ -131,27 +131,62 @@ struct JSONScanner {
     mutating func scanString() throws(JSONError) -> StringToken {
         skipWhitespace()
         guard pos < count, base[pos] == UInt8(ascii: "\"") else { throw fail("expected a string") }
-        pos += 1
-        let start = pos
+        let start = pos + 1
+        var p = start
         var escaped = false
-        while pos < count {
-            let b = base[pos]
-            if b >= 0x20 && b < 0x80 && b != 0x22 && b != 0x5C { pos += 1; continue }
+        while true {
+            // Plain bytes (printable ASCII other than `"` and `\`) eight at a time, then
+            // straight to the first byte that is not plain.
+            p = Self.skipPlainStringBytes(base, from: p, count: count)
+            guard p < count else { break }
+            let b = base[p]
             if b == 0x22 {
-                let t = StringToken(start: start, end: pos, escaped: escaped)
-                pos += 1
-                return t
+                pos = p + 1
+                return StringToken(start: start, end: p, escaped: escaped)
             }
+            pos = p
             if b == 0x5C {
                 escaped = true
                 try scanEscape()
             } else if b < 0x20 {
                 throw fail("unescaped control character 0x\(String(b, radix: 16)) in string")
-            } else {
+            } else if b >= 0x80 {
                 try scanUTF8Sequence()
+            } else {
+                pos += 1  // unreachable: skipPlainStringBytes stops only at the bytes above
             }
+            p = pos
         }
+        pos = p
         throw fail("unterminated string", at: start - 1)
+    }
+
+    /// The index of the first byte at or after `i` that is not plain string content (`"`,
+    /// `\`, a control character or a non-ASCII byte), or `count`. Reads whole 64-bit words
+    /// while they lie inside the input (SWAR: a word holds such a byte iff one of the masks
+    /// below is non-zero; the lowest flagged byte is exact, as borrows only run upwards).
+    @inline(__always)
+    static func skipPlainStringBytes(_ base: UnsafePointer<UInt8>, from i: Int, count: Int) -> Int {
+        var p = i
+        #if _endian(little)
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highs: UInt64 = 0x8080_8080_8080_8080
+        while p &+ 8 <= count {
+            let w = UnsafeRawPointer(base + p).loadUnaligned(as: UInt64.self)
+            let quote = w ^ (ones &* 0x22)
+            let backslash = w ^ (ones &* 0x5C)
+            let special = (w | ((w &- ones &* 0x20) & ~w)
+                           | ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)) & highs
+            if special != 0 { return p &+ special.trailingZeroBitCount >> 3 }
+            p &+= 8
+        }
+        #endif
+        while p < count {
+            let b = base[p]
+            if b < 0x20 || b >= 0x80 || b == 0x22 || b == 0x5C { return p }
+            p &+= 1
+        }
+        return count
     }
 
     private mutating func scanEscape() throws(JSONError) {
