@@ -1,17 +1,38 @@
 /// A small open-addressing hash table keyed by UTF-8 byte strings, looked up straight from a
 /// span of the input (no `String` is created, no SipHash): the decoders' member and annotation
 /// lookups run once per property, so this is on the hot path.
+///
+/// The keys' bytes live in one pool, so a probe compares a hash, a length and bytes without
+/// touching a reference count.
 struct ByteKeyedTable<Value> {
-    private var keys: [[UInt8]?]
+    /// Per slot: the key's hash, where its bytes start in `pool` (-1: empty slot), its length.
     private var hashes: [UInt64]
+    private var starts: [Int]
+    private var lengths: [Int]
     private var values: [Value?]
+    private var pool: [UInt8] = []
     private(set) var count = 0
 
-    init(capacity: Int = 8) {
+    /// An empty table that allocates nothing until the first insert (most decodes never
+    /// insert into their memo tables).
+    init() {
+        hashes = []
+        starts = []
+        lengths = []
+        values = []
+    }
+
+    init(capacity: Int) {
+        self.init()
         var n = 8
         while n < capacity * 2 { n <<= 1 }
-        keys = Array(repeating: nil, count: n)
+        allocate(slots: n)
+    }
+
+    private mutating func allocate(slots n: Int) {
         hashes = Array(repeating: 0, count: n)
+        starts = Array(repeating: -1, count: n)
+        lengths = Array(repeating: 0, count: n)
         values = Array(repeating: nil, count: n)
     }
 
@@ -22,47 +43,58 @@ struct ByteKeyedTable<Value> {
         return h
     }
 
-    func lookup(_ p: UnsafePointer<UInt8>, _ n: Int) -> Value? {
-        let h = Self.hash(p, n)
-        let mask = keys.count - 1
+    /// The slot holding the key at `p` (`n` bytes) with hash `h`, or the empty slot where it
+    /// would go. The table is never full (at most half the slots are used).
+    private func slot(_ p: UnsafePointer<UInt8>, _ n: Int, hash h: UInt64) -> Int {
+        let mask = starts.count - 1
         var i = Int(truncatingIfNeeded: h) & mask
-        while let k = keys[i] {
-            if hashes[i] == h, k.count == n, k.withUnsafeBufferPointer({ kb in
-                for j in 0..<n where kb[j] != p[j] { return false }
-                return true
-            }) {
-                return values[i]
+        return pool.withUnsafeBufferPointer { bytes in
+            while true {
+                let start = starts[i]
+                if start < 0 { return i }
+                if hashes[i] == h, lengths[i] == n {
+                    var j = 0
+                    while j < n, bytes[start + j] == p[j] { j += 1 }
+                    if j == n { return i }
+                }
+                i = (i + 1) & mask
             }
-            i = (i + 1) & mask
         }
-        return nil
+    }
+
+    func lookup(_ p: UnsafePointer<UInt8>, _ n: Int) -> Value? {
+        if count == 0 { return nil }
+        let i = slot(p, n, hash: Self.hash(p, n))
+        return starts[i] < 0 ? nil : values[i]
     }
 
     mutating func insert(_ key: [UInt8], _ value: Value) {
-        if (count + 1) * 2 > keys.count { grow() }
-        var h: UInt64 = 0xCBF2_9CE4_8422_2325
-        for b in key { h = (h ^ UInt64(b)) &* 0x0000_0100_0000_01B3 }
-        let mask = keys.count - 1
-        var i = Int(truncatingIfNeeded: h) & mask
-        while let k = keys[i] {
-            if k == key { values[i] = value; return }
-            i = (i + 1) & mask
+        if (count + 1) * 2 > starts.count { grow() }
+        key.withUnsafeBufferPointer { k in
+            // A non-null pointer even for the empty key (its bytes are never read).
+            withUnsafePointer(to: 0 as UInt8) { empty in
+                let p = k.baseAddress ?? empty
+                let h = Self.hash(p, k.count)
+                let i = slot(p, k.count, hash: h)
+                if starts[i] >= 0 { values[i] = value; return }
+                hashes[i] = h
+                starts[i] = pool.count
+                lengths[i] = k.count
+                values[i] = value
+                pool.append(contentsOf: k)
+                count += 1
+            }
         }
-        keys[i] = key
-        hashes[i] = h
-        values[i] = value
-        count += 1
     }
 
     private mutating func grow() {
-        let old = zip(keys, values).compactMap { k, v -> ([UInt8], Value)? in
-            guard let k, let v else { return nil }
-            return (k, v)
+        var old: [([UInt8], Value)] = []
+        old.reserveCapacity(count)
+        for i in starts.indices where starts[i] >= 0 {
+            old.append((Array(pool[starts[i]..<starts[i] + lengths[i]]), values[i]!))
         }
-        let n = keys.count * 2
-        keys = Array(repeating: nil, count: n)
-        hashes = Array(repeating: 0, count: n)
-        values = Array(repeating: nil, count: n)
+        allocate(slots: max(8, starts.count * 2))
+        pool.removeAll(keepingCapacity: true)
         count = 0
         for (k, v) in old { insert(k, v) }
     }

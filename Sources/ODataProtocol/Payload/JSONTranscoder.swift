@@ -21,6 +21,7 @@ struct JSONTranscoder {
         self.version = version
         self.index = index
         out.reserveCapacity(capacity + capacity / 8 + 64)
+        seenKeys.reserveCapacity(32)  // one allocation, not one per doubling up to an entity's width
     }
 
     // MARK: Output helpers

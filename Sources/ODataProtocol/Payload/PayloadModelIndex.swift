@@ -71,9 +71,9 @@ final class PayloadModelIndex {
     func type(_ rawName: String) -> PayloadTypeInfo? {
         let name = rawName.utf8.first == UInt8(ascii: "#") ? String(rawName.dropFirst()) : rawName
         if let t = local(name) { return t }
-        if let t = shared?.cached(name) { types.append((name, t)); return t }
+        if let t = shared?.cached(name) { remember(name, t); return t }
         guard let st = model.structuredType(name) else { return nil }
-        if let t = local(st.qualifiedName) { types.append((name, t)); return t }
+        if let t = local(st.qualifiedName) { remember(name, t); return t }
         let keys = st.kind == .entity ? model.key(of: st) : []
         let keySet = Set(keys)
         var members: [String: PayloadMember] = [:]
@@ -87,10 +87,15 @@ final class PayloadModelIndex {
         }
         let info = PayloadTypeInfo(qualifiedName: st.qualifiedName, isEntity: st.kind == .entity, keyNames: keys,
                                    members: members)
-        types.append((st.qualifiedName, info))
-        if name != st.qualifiedName { types.append((name, info)) }
+        remember(st.qualifiedName, info)
+        if name != st.qualifiedName { remember(name, info) }
         shared?.store(info, as: [st.qualifiedName, name])
         return info
+    }
+
+    private func remember(_ name: String, _ info: PayloadTypeInfo) {
+        if types.isEmpty { types.reserveCapacity(4) }
+        types.append((name, info))
     }
 
     private func local(_ name: String) -> PayloadTypeInfo? {
