@@ -219,7 +219,7 @@ extension JSONTranscoder {
                 if top.valueKind == nil { top.valueKind = valueKind(fromContext: c) }
                 return
             }
-            let fragment = c.utf8.firstIndex(of: UInt8(ascii: "#")).map { String(c[$0...]) } ?? ("#" + c)
+            let fragment = Self.firstIndex(of: UInt8(ascii: "#"), in: c).map { String(c[$0...]) } ?? ("#" + c)
             if c.hasSuffix("$deletedEntity") {
                 h.isTombstone = true
             } else if c.hasSuffix("$link") || c.hasSuffix("$deletedLink") {
@@ -381,8 +381,8 @@ extension JSONTranscoder {
     /// a property of an entity (`#Products(1)/Price`, typed through the model). Nil otherwise.
     func valueKind(fromContext c: String) -> (PayloadMember.Kind, Bool)? {
         // Search the UTF-8 bytes: Character search over a context URL cost ~10,000
-        // instructions per call.
-        guard let hash = c.utf8.firstIndex(of: UInt8(ascii: "#")) else { return nil }
+        // instructions per call, the generic `utf8.firstIndex(of:)` about 850.
+        guard let hash = Self.firstIndex(of: UInt8(ascii: "#"), in: c) else { return nil }
         let fragment = String(c[c.utf8.index(after: hash)...])
         if fragment.hasPrefix("Edm.") || fragment.hasPrefix("Collection(Edm.") {
             return PayloadModelIndex.annotatedKind(fragment, index: index)
@@ -395,6 +395,13 @@ extension JSONTranscoder {
         guard path.count == 1, let type = index.typeOfSet(set), let m = type.members[String(path[0])] else { return nil }
         if case .navigation = m.kind { return nil }
         return (m.kind, m.isCollection)
+    }
+
+    /// The index of the first `byte` in `text`'s UTF-8, searched in its contiguous storage.
+    static func firstIndex(of byte: UInt8, in text: String) -> String.Index? {
+        var copy = text  // shares the storage; withUTF8 only copies a non-contiguous (bridged) string
+        guard let offset = copy.withUTF8({ $0.firstIndex(of: byte) }) else { return nil }
+        return text.utf8.index(text.utf8.startIndex, offsetBy: offset)
     }
 
     /// True when a top-level context URL says the payload is one entity (`.../$entity`).

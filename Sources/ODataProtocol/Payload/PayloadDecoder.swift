@@ -66,29 +66,37 @@ enum MediaType: Equatable {
 
     /// The media type without parameters, lowercased (`application/json`).
     static func essence(_ contentType: String) -> String {
-        // Bytes, not Characters: split/filter/lowercased on String cost ~17,000 instructions
-        // per response; media types are ASCII (RFC 9110), so ASCII lowercasing is exact.
-        var out: [UInt8] = []
-        out.reserveCapacity(32)
-        var started = false
-        for c in contentType.utf8 {
-            if c == UInt8(ascii: ";") {
-                if started { break }  // as split(omittingEmptySubsequences:) did: skip a leading ";"
-                continue
+        String(decoding: essenceBytes(contentType), as: UTF8.self)
+    }
+
+    /// `essence` as bytes. Bytes, not Characters: split/filter/lowercased on String cost
+    /// ~17,000 instructions per response; media types are ASCII (RFC 9110), so ASCII
+    /// lowercasing is exact.
+    static func essenceBytes(_ contentType: String) -> [UInt8] {
+        var text = contentType
+        return text.withUTF8 { bytes in
+            var out: [UInt8] = []
+            out.reserveCapacity(bytes.count)
+            var started = false
+            for c in bytes {
+                if c == UInt8(ascii: ";") {
+                    if started { break }  // as split(omittingEmptySubsequences:) did: skip a leading ";"
+                    continue
+                }
+                if c == 0x20 || c == 0x09 { continue }
+                started = true
+                out.append(c >= 65 && c <= 90 ? c | 0x20 : c)
             }
-            if c == 0x20 || c == 0x09 { continue }
-            started = true
-            out.append(c >= 65 && c <= 90 ? c | 0x20 : c)
+            return out
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     static func classify(_ contentType: String?, body: [UInt8]) -> MediaType {
         if let ct = contentType, !ct.isEmpty {
-            let e = essence(ct)
-            if e.hasSuffix("json") || e.hasSuffix("+json") { return .json }
-            if e.hasSuffix("xml") { return .xml }
-            return .other(e)
+            let e = essenceBytes(ct)
+            if e.count >= 4, e[(e.count - 4)...].elementsEqual("json".utf8) { return .json }
+            if e.count >= 3, e[(e.count - 3)...].elementsEqual("xml".utf8) { return .xml }
+            return .other(String(decoding: e, as: UTF8.self))
         }
         var i = 0
         if body.count >= 3, body[0] == 0xEF, body[1] == 0xBB, body[2] == 0xBF { i = 3 }
