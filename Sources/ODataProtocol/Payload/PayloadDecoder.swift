@@ -91,11 +91,19 @@ enum MediaType: Equatable {
         }
     }
 
+    private static func hasSuffix(_ bytes: [UInt8], _ suffix: StaticString) -> Bool {
+        let n = suffix.utf8CodeUnitCount
+        guard bytes.count >= n else { return false }
+        let tail = bytes.count - n
+        for i in 0..<n where bytes[tail + i] != suffix.utf8Start[i] { return false }
+        return true
+    }
+
     static func classify(_ contentType: String?, body: [UInt8]) -> MediaType {
         if let ct = contentType, !ct.isEmpty {
             let e = essenceBytes(ct)
-            if e.count >= 4, e[(e.count - 4)...].elementsEqual("json".utf8) { return .json }
-            if e.count >= 3, e[(e.count - 3)...].elementsEqual("xml".utf8) { return .xml }
+            if hasSuffix(e, "json") { return .json }
+            if hasSuffix(e, "xml") { return .xml }
             return .other(String(decoding: e, as: UTF8.self))
         }
         var i = 0

@@ -61,7 +61,8 @@ final class PayloadModelIndex {
     private let shared: PayloadSchema?
     /// Types this call looked up, by the name used. A short list searched in order: a
     /// response names one or two types, and a dictionary cost a hash and an allocation per call.
-    private var types: [(name: String, info: PayloadTypeInfo)] = []
+    /// Confined to the decode or encode call that owns the index: no dynamic exclusivity checks.
+    @exclusivity(unchecked) private var types: [(name: String, info: PayloadTypeInfo)] = []
 
     init(_ model: ServiceModel) { self.model = model; shared = nil }
 
