@@ -6,9 +6,12 @@
 /// touching a reference count.
 struct ByteKeyedTable<Value> {
     /// Per slot: the key's hash, where its bytes start in `pool` (-1: empty slot), its length.
-    private var hashes: [UInt64]
-    private var starts: [Int]
-    private var lengths: [Int]
+    private struct Slot {
+        var hash: UInt64 = 0
+        var start: Int = -1
+        var length: Int = 0
+    }
+    private var slots: [Slot]
     private var values: [Value?]
     private var pool: [UInt8] = []
     private(set) var count = 0
@@ -16,9 +19,7 @@ struct ByteKeyedTable<Value> {
     /// An empty table that allocates nothing until the first insert (most decodes never
     /// insert into their memo tables).
     init() {
-        hashes = []
-        starts = []
-        lengths = []
+        slots = []
         values = []
     }
 
@@ -30,9 +31,7 @@ struct ByteKeyedTable<Value> {
     }
 
     private mutating func allocate(slots n: Int) {
-        hashes = Array(repeating: 0, count: n)
-        starts = Array(repeating: -1, count: n)
-        lengths = Array(repeating: 0, count: n)
+        slots = Array(repeating: Slot(), count: n)
         values = Array(repeating: nil, count: n)
     }
 
@@ -46,18 +45,20 @@ struct ByteKeyedTable<Value> {
     /// The slot holding the key at `p` (`n` bytes) with hash `h`, or the empty slot where it
     /// would go. The table is never full (at most half the slots are used).
     private func slot(_ p: UnsafePointer<UInt8>, _ n: Int, hash h: UInt64) -> Int {
-        let mask = starts.count - 1
-        var i = Int(truncatingIfNeeded: h) & mask
-        return pool.withUnsafeBufferPointer { bytes in
-            while true {
-                let start = starts[i]
-                if start < 0 { return i }
-                if hashes[i] == h, lengths[i] == n {
-                    var j = 0
-                    while j < n, bytes[start + j] == p[j] { j += 1 }
-                    if j == n { return i }
+        slots.withUnsafeBufferPointer { table in
+            pool.withUnsafeBufferPointer { bytes in
+                let mask = table.count - 1
+                var i = Int(truncatingIfNeeded: h) & mask
+                while true {
+                    let slot = table[i]
+                    if slot.start < 0 { return i }
+                    if slot.hash == h, slot.length == n {
+                        var j = 0
+                        while j < n, bytes[slot.start &+ j] == p[j] { j &+= 1 }
+                        if j == n { return i }
+                    }
+                    i = (i &+ 1) & mask
                 }
-                i = (i + 1) & mask
             }
         }
     }
@@ -65,21 +66,19 @@ struct ByteKeyedTable<Value> {
     func lookup(_ p: UnsafePointer<UInt8>, _ n: Int) -> Value? {
         if count == 0 { return nil }
         let i = slot(p, n, hash: Self.hash(p, n))
-        return starts[i] < 0 ? nil : values[i]
+        return slots[i].start < 0 ? nil : values[i]
     }
 
     mutating func insert(_ key: [UInt8], _ value: Value) {
-        if (count + 1) * 2 > starts.count { grow() }
+        if (count + 1) * 2 > slots.count { grow() }
         key.withUnsafeBufferPointer { k in
             // A non-null pointer even for the empty key (its bytes are never read).
             withUnsafePointer(to: 0 as UInt8) { empty in
                 let p = k.baseAddress ?? empty
                 let h = Self.hash(p, k.count)
                 let i = slot(p, k.count, hash: h)
-                if starts[i] >= 0 { values[i] = value; return }
-                hashes[i] = h
-                starts[i] = pool.count
-                lengths[i] = k.count
+                if slots[i].start >= 0 { values[i] = value; return }
+                slots[i] = Slot(hash: h, start: pool.count, length: k.count)
                 values[i] = value
                 pool.append(contentsOf: k)
                 count += 1
@@ -90,10 +89,10 @@ struct ByteKeyedTable<Value> {
     private mutating func grow() {
         var old: [([UInt8], Value)] = []
         old.reserveCapacity(count)
-        for i in starts.indices where starts[i] >= 0 {
-            old.append((Array(pool[starts[i]..<starts[i] + lengths[i]]), values[i]!))
+        for i in slots.indices where slots[i].start >= 0 {
+            old.append((Array(pool[slots[i].start..<slots[i].start + slots[i].length]), values[i]!))
         }
-        allocate(slots: max(8, starts.count * 2))
+        allocate(slots: max(8, slots.count * 2))
         pool.removeAll(keepingCapacity: true)
         count = 0
         for (k, v) in old { insert(k, v) }

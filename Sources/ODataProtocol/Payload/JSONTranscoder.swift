@@ -14,7 +14,9 @@ struct JSONTranscoder {
     /// Memo of type-annotation values to member kinds.
     var typeHints = ByteKeyedTable<(PayloadMember.Kind, Bool)>()
     /// Memo of `@odata.type`/`__metadata.type` names to the qualified name to report (nil: primitive/collection).
-    var structuredNames: [String: String?] = [:]
+    /// A short list searched in order: a response names one or two types, and a dictionary
+    /// cost an allocation and a hash per response.
+    var structuredNames: [(name: String, resolved: String?)] = []
 
     init(scanner: JSONScanner, version: ODataVersion, index: PayloadModelIndex?, capacity: Int) {
         s = scanner
@@ -62,7 +64,7 @@ struct JSONTranscoder {
     /// The namespace-qualified name of a structured type named in a payload (aliases resolved),
     /// or nil for primitive and collection types (never written as an entity's `@odata.type`).
     mutating func resolvedStructuredName(_ t: String) -> String? {
-        if let r = structuredNames[t] { return r }
+        for entry in structuredNames where entry.name == t { return entry.resolved }
         var r: String? = nil
         if let ti = index?.type(t) {
             r = ti.qualifiedName
@@ -70,7 +72,7 @@ struct JSONTranscoder {
             let resolved = index?.model.resolve(t) ?? t
             r = EdmPrimitiveKind(qualifiedName: resolved.contains(".") ? resolved : "Edm." + resolved) == nil ? resolved : nil
         }
-        structuredNames[t] = r
+        if structuredNames.count < 16 { structuredNames.append((t, r)) }  // feeds of many types: stop memoising
         return r
     }
 
@@ -174,13 +176,23 @@ struct JSONTranscoder {
 
     /// Records a member name of the current object; throws on a repeated name (compared as spelled).
     mutating func noteKey(_ k: JSONScanner.StringToken, frame: Int) throws(JSONError) {
-        var i = frame
-        while i < seenKeys.count {
-            let o = seenKeys[i]
-            if o.length == k.length && memcmpEqual(o.start, k.start, k.length) {
-                throw JSONError(offset: k.start - 1, message: "duplicate property \"\(s.string(k))\"")
+        let base = s.base
+        let n = k.length
+        let duplicate = seenKeys.withUnsafeBufferPointer { seen -> Bool in
+            var i = frame
+            while i < seen.count {
+                let o = seen[i]
+                if o.end &- o.start == n && (n == 0 || base[o.start] == base[k.start]) {
+                    var j = 1
+                    while j < n && base[o.start &+ j] == base[k.start &+ j] { j &+= 1 }
+                    if j >= n { return true }
+                }
+                i &+= 1
             }
-            i += 1
+            return false
+        }
+        if duplicate {
+            throw JSONError(offset: k.start - 1, message: "duplicate property \"\(s.string(k))\"")
         }
         seenKeys.append(k)
     }

@@ -96,7 +96,9 @@ final class PayloadModelIndex {
 
     private func remember(_ name: String, _ info: PayloadTypeInfo) {
         if types.isEmpty { types.reserveCapacity(4) }
-        types.append((name, info))
+        // Bounded when a shared cache (a dictionary) can answer instead, so a payload naming
+        // many types does not make every lookup linear in their number.
+        if types.count < 32 || shared == nil { types.append((name, info)) }
     }
 
     private func local(_ name: String) -> PayloadTypeInfo? {
