@@ -3,41 +3,157 @@
 /// Immutable and `Sendable`: build it once (see `MetadataParser`) and share it between threads.
 /// Type lookups take namespace-qualified names; aliases are resolved at load time.
 public struct ServiceModel: Sendable {
+    /// The fields, shared by copies until one of them changes (copy on write): a model is
+    /// handed to every request, decode and lookup, and copying fourteen fields with reference
+    /// counts each time was a measurable part of a request's CPU. `@unchecked Sendable`: a
+    /// `Storage` that more than one value shares is never mutated (`makeUnique()` copies it).
+    private final class Storage: @unchecked Sendable {
+        var version: ODataVersion
+        var declaredVersion: String?
+        var maxDataServiceVersion: String?
+        var referencedNamespaces: [String]
+        var warnings: [MetadataError]
+        var namespaces: [String]
+        var aliases: [String: String]
+        var types: [String: StructuredType]
+        var enumTypes: [String: EnumType]
+        var typeDefinitions: [String: String]
+        var entitySets: [String: EntitySet]
+        var containerName: String
+        var operationImports: [String: Operation]
+        var operations: [String: [Operation]]
+
+        init(version: ODataVersion,
+             declaredVersion: String?,
+             maxDataServiceVersion: String?,
+             referencedNamespaces: [String],
+             warnings: [MetadataError],
+             namespaces: [String],
+             aliases: [String: String],
+             types: [String: StructuredType],
+             enumTypes: [String: EnumType],
+             typeDefinitions: [String: String],
+             entitySets: [String: EntitySet],
+             containerName: String,
+             operationImports: [String: Operation],
+             operations: [String: [Operation]]) {
+            self.version = version
+            self.declaredVersion = declaredVersion
+            self.maxDataServiceVersion = maxDataServiceVersion
+            self.referencedNamespaces = referencedNamespaces
+            self.warnings = warnings
+            self.namespaces = namespaces
+            self.aliases = aliases
+            self.types = types
+            self.enumTypes = enumTypes
+            self.typeDefinitions = typeDefinitions
+            self.entitySets = entitySets
+            self.containerName = containerName
+            self.operationImports = operationImports
+            self.operations = operations
+        }
+
+        func copy() -> Storage {
+            Storage(version: version,
+                    declaredVersion: declaredVersion,
+                    maxDataServiceVersion: maxDataServiceVersion,
+                    referencedNamespaces: referencedNamespaces,
+                    warnings: warnings,
+                    namespaces: namespaces,
+                    aliases: aliases,
+                    types: types,
+                    enumTypes: enumTypes,
+                    typeDefinitions: typeDefinitions,
+                    entitySets: entitySets,
+                    containerName: containerName,
+                    operationImports: operationImports,
+                    operations: operations)
+        }
+    }
+
+    private var storage: Storage
+
+    private mutating func makeUnique() {
+        if !isKnownUniquelyReferenced(&storage) { storage = storage.copy() }
+    }
+
     /// The protocol family: `.v2` for EDMX 1.0 documents (DataServiceVersion 1.0, 2.0 and
     /// 3.0) and bare Microsoft-namespace `Schema`s, `.v4` for OASIS EDMX 4.0/4.01.
-    public var version: ODataVersion
+    public var version: ODataVersion {
+        get { storage.version }
+        _modify { makeUnique(); yield &storage.version }
+    }
     /// The version the document states: `m:DataServiceVersion` ("1.0", "2.0", "3.0") for
     /// EDMX 1.0 documents, the `edmx:Edmx` `Version` ("4.0", "4.01") for V4; nil when the
     /// document does not say (bare `Schema`, missing attribute).
-    public var declaredVersion: String?
+    public var declaredVersion: String? {
+        get { storage.declaredVersion }
+        _modify { makeUnique(); yield &storage.declaredVersion }
+    }
     /// EDMX 1.0 documents: `m:MaxDataServiceVersion`, if present (e.g. "3.0").
-    public var maxDataServiceVersion: String?
+    public var maxDataServiceVersion: String? {
+        get { storage.maxDataServiceVersion }
+        _modify { makeUnique(); yield &storage.maxDataServiceVersion }
+    }
     /// Namespaces included from other documents through `edmx:Reference`/`edmx:Include`
     /// (vocabularies, ...). Their aliases are in `aliases`; their types are not loaded.
-    public var referencedNamespaces: [String]
+    public var referencedNamespaces: [String] {
+        get { storage.referencedNamespaces }
+        _modify { makeUnique(); yield &storage.referencedNamespaces }
+    }
     /// Problems the parser tolerated (dangling references, skipped elements, duplicate
     /// names, constructs of the other protocol version), in document order.
     /// `MetadataParser.Options.strict` turns the first one into a thrown error instead.
-    public var warnings: [MetadataError]
+    public var warnings: [MetadataError] {
+        get { storage.warnings }
+        _modify { makeUnique(); yield &storage.warnings }
+    }
     /// Schema namespaces in document order, and alias -> namespace.
-    public var namespaces: [String]
-    public var aliases: [String: String]
+    public var namespaces: [String] {
+        get { storage.namespaces }
+        _modify { makeUnique(); yield &storage.namespaces }
+    }
+    public var aliases: [String: String] {
+        get { storage.aliases }
+        _modify { makeUnique(); yield &storage.aliases }
+    }
     /// Entity and complex types by qualified name.
-    public var types: [String: StructuredType]
-    public var enumTypes: [String: EnumType]
+    public var types: [String: StructuredType] {
+        get { storage.types }
+        _modify { makeUnique(); yield &storage.types }
+    }
+    public var enumTypes: [String: EnumType] {
+        get { storage.enumTypes }
+        _modify { makeUnique(); yield &storage.enumTypes }
+    }
     /// V4 `TypeDefinition`s: qualified name -> underlying primitive type name.
-    public var typeDefinitions: [String: String]
+    public var typeDefinitions: [String: String] {
+        get { storage.typeDefinitions }
+        _modify { makeUnique(); yield &storage.typeDefinitions }
+    }
     /// Entity sets and singletons of the (default) entity container, by name. V2 sets of
     /// other (non-default) containers are included under their URL form
     /// `Container.SetName`, which is also their `EntitySet.name`.
-    public var entitySets: [String: EntitySet]
+    public var entitySets: [String: EntitySet] {
+        get { storage.entitySets }
+        _modify { makeUnique(); yield &storage.entitySets }
+    }
     /// The container's name (V2 the default container, `m:IsDefaultEntityContainer`).
-    public var containerName: String
+    public var containerName: String {
+        get { storage.containerName }
+        _modify { makeUnique(); yield &storage.containerName }
+    }
     /// Operations callable from the service root (V2 function imports, V4 function/action
     /// imports, resolved to their operation), by URL name.
-    public var operationImports: [String: Operation]
+    public var operationImports: [String: Operation] {
+        get { storage.operationImports }
+        _modify { makeUnique(); yield &storage.operationImports }
+    }
     /// All V4 functions/actions (bound and unbound) by qualified name; overloads share a name.
-    public var operations: [String: [Operation]]
+    public var operations: [String: [Operation]] {
+        get { storage.operations }
+        _modify { makeUnique(); yield &storage.operations }
+    }
 
     public init(version: ODataVersion, namespaces: [String] = [], aliases: [String: String] = [:],
                 types: [String: StructuredType] = [:], enumTypes: [String: EnumType] = [:],
@@ -46,20 +162,20 @@ public struct ServiceModel: Sendable {
                 operations: [String: [Operation]] = [:], declaredVersion: String? = nil,
                 maxDataServiceVersion: String? = nil, referencedNamespaces: [String] = [],
                 warnings: [MetadataError] = []) {
-        self.version = version
-        self.declaredVersion = declaredVersion
-        self.maxDataServiceVersion = maxDataServiceVersion
-        self.referencedNamespaces = referencedNamespaces
-        self.warnings = warnings
-        self.namespaces = namespaces
-        self.aliases = aliases
-        self.types = types
-        self.enumTypes = enumTypes
-        self.typeDefinitions = typeDefinitions
-        self.entitySets = entitySets
-        self.containerName = containerName
-        self.operationImports = operationImports
-        self.operations = operations
+        storage = Storage(version: version,
+                          declaredVersion: declaredVersion,
+                          maxDataServiceVersion: maxDataServiceVersion,
+                          referencedNamespaces: referencedNamespaces,
+                          warnings: warnings,
+                          namespaces: namespaces,
+                          aliases: aliases,
+                          types: types,
+                          enumTypes: enumTypes,
+                          typeDefinitions: typeDefinitions,
+                          entitySets: entitySets,
+                          containerName: containerName,
+                          operationImports: operationImports,
+                          operations: operations)
     }
 
     /// Resolves an alias-qualified name (`self.Person`, `Alias.Type`) to its namespace-qualified form.
@@ -138,4 +254,22 @@ public struct ServiceModel: Sendable {
 }
 
 /// Two models are equal when every part is, warnings included (positions too).
-extension ServiceModel: Equatable {}
+extension ServiceModel: Equatable {
+    public static func == (a: ServiceModel, b: ServiceModel) -> Bool {
+        if a.storage === b.storage { return true }
+        return a.version == b.version
+            && a.declaredVersion == b.declaredVersion
+            && a.maxDataServiceVersion == b.maxDataServiceVersion
+            && a.referencedNamespaces == b.referencedNamespaces
+            && a.warnings == b.warnings
+            && a.namespaces == b.namespaces
+            && a.aliases == b.aliases
+            && a.types == b.types
+            && a.enumTypes == b.enumTypes
+            && a.typeDefinitions == b.typeDefinitions
+            && a.entitySets == b.entitySets
+            && a.containerName == b.containerName
+            && a.operationImports == b.operationImports
+            && a.operations == b.operations
+    }
+}
