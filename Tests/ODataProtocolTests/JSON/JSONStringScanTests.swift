@@ -41,7 +41,7 @@ import Testing
 
     @Test func laterStoppersDoNotHideEarlierOnes() {
         // A control byte (whose subtraction borrows into the next byte) followed by others.
-        var rng = SplitMix(seed: 0x5CA11)
+        var rng = SeededRandom(seed: 0x5CA11)
         for _ in 0..<5_000 {
             let length = Int(rng.next() % 48) + 1
             var bytes = (0..<length).map { _ in Self.plainEdges[Int(rng.next() % UInt64(Self.plainEdges.count))] }
@@ -71,18 +71,6 @@ import Testing
         }
         for bad in ["\"1234567\u{01}\"", "\"12345678\u{1F}9\"", "\"1234567", "\"12345678\\x\""] {
             #expect(throws: JSONError.self) { try JSONValue.parse(bad) }
-        }
-    }
-
-    struct SplitMix {
-        var state: UInt64
-        init(seed: UInt64) { state = seed }
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
         }
     }
 }

@@ -1,19 +1,6 @@
 import Testing
 @testable import ODataProtocol
 
-/// SplitMix64: a small deterministic generator, so every run mutates the same way.
-private struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// Writes an element tree back as XML (namespaces declared on every element that needs them).
 private func serialize(_ e: XMLElement, into out: inout String, prefixes: [String: String]) {
     func escape(_ s: String) -> String {
@@ -58,7 +45,7 @@ private func serialize(_ root: XMLElement) -> [UInt8] {
 }
 
 /// Tree-level mutations: the result is well-formed, so it reaches the CSDL loader.
-private func mutateTree(_ root: XMLElement, valuePool: [String: [String]], rng: inout SeededGenerator) -> XMLElement {
+private func mutateTree(_ root: XMLElement, valuePool: [String: [String]], rng: inout SeededRandom) -> XMLElement {
     var root = root
     // Walk down a random path and change something there.
     func mutate(_ e: inout XMLElement, depth: Int) {
@@ -102,7 +89,7 @@ private func mutateTree(_ root: XMLElement, valuePool: [String: [String]], rng: 
 }
 
 /// Byte-level mutations: flips, truncation, splicing, duplicated/removed spans.
-private func mutateBytes(_ bytes: [UInt8], other: [UInt8], rng: inout SeededGenerator) -> [UInt8] {
+private func mutateBytes(_ bytes: [UInt8], other: [UInt8], rng: inout SeededRandom) -> [UInt8] {
     var b = bytes
     guard !b.isEmpty else { return b }
     switch Int.random(in: 0..<6, using: &rng) {
@@ -176,7 +163,7 @@ struct MetadataFuzzTests {
         }
         collect(tree)
         let others = MetadataFixture.allCases
-        var rng = SeededGenerator(seed: 0x0DA7A5 &+ UInt64(others.firstIndex(of: fixture) ?? 0) &* 7919)
+        var rng = SeededRandom(seed: 0x0DA7A5 &+ UInt64(others.firstIndex(of: fixture) ?? 0) &* 7919)
         var loaded = 0, rejected = 0, work = 0
 
         for round in 0..<Self.rounds {
@@ -216,7 +203,7 @@ struct MetadataFuzzTests {
     func mutatedJSONNeverCrashes(_ fixture: MetadataFixture) throws {
         let json = CSDLXMLToJSON.convert(try XMLDocument.parse(fixture.bytes()).root)
         let original = Array(json.text.utf8)
-        var rng = SeededGenerator(seed: fixture == .tripPinOASIS ? 0x15_0A : 0x15_0B)
+        var rng = SeededRandom(seed: fixture == .tripPinOASIS ? 0x15_0A : 0x15_0B)
         var loaded = 0, rejected = 0, work = 0
         for round in 0..<Self.jsonRounds {
             var input: [UInt8]

@@ -247,7 +247,7 @@ import Foundation
 
     @Test func seededMutants() throws {
         let inputs = try Self.atomFixtures().map(\.1).filter { $0.count < 40_000 }
-        var rng = MutationFuzzTests.Rng(state: 0x57EA)
+        var rng = SeededRandom(seed: 0x57EA)
         var agreed = 0, decoded = 0
         for n in 0..<3000 {
             let m = MutationFuzzTests.mutate(inputs[n % inputs.count], &rng)

@@ -67,6 +67,8 @@ struct CallbackQueueTests {
         let producers = 4, bursts = 200, perBurst = 5
         let total = producers * bursts * perBurst
         let counts = Mutex([Int](repeating: 0, count: total))
+        let delivered = DeliveryCounter(producers: producers)
+        let timedOut = Mutex(false)
         var threads: [JoinableThread] = []
         for p in 0..<producers {
             threads.append(try JoinableThread {
@@ -74,25 +76,59 @@ struct CallbackQueueTests {
                     let enqueueBurst = {
                         for k in 0..<perBurst {
                             let index = (p * bursts + b) * perBurst + k
-                            queue.enqueue { counts.withLock { $0[index] += 1 } }
+                            queue.enqueue {
+                                counts.withLock { $0[index] += 1 }
+                                delivered.record(producer: p)
+                            }
                         }
                     }
                     if p % 2 == 0 { DeferredWakeups.deferring(enqueueBurst) } else { enqueueBurst() }
-                    if b % 16 == 0 { usleep(200) }  // let the consumer drain and sleep again
+                    // Now and then wait until the consumer has run everything this producer
+                    // queued, so it goes back to sleep and the next burst must wake it.
+                    if b % 16 == 0, !delivered.wait(producer: p, count: (b + 1) * perBurst, milliseconds: 10_000) {
+                        timedOut.withLock { $0 = true }
+                    }
                 }
             })
         }
         if mode == .queue {
-            var delivered = 0
-            while delivered < total { delivered += try queue.dispatch(timeoutMilliseconds: -1) }
+            var done = 0
+            while done < total { done += try queue.dispatch(timeoutMilliseconds: -1) }
         }
         for thread in threads { thread.join() }
         queue.shutdown()
+        #expect(!timedOut.withLock { $0 }, "a burst was not delivered within 10 s")
         #expect(counts.withLock { $0 }.allSatisfy { $0 == 1 })
     }
 
     private func readable(_ fd: Int32) -> Bool {
         var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         return poll(&p, 1, 0) == 1
+    }
+}
+
+/// Callbacks delivered per producer, with a bounded wait for a producer's count.
+private final class DeliveryCounter: @unchecked Sendable {
+    private let cond = ConditionLock()
+    private var counts: [Int]  // guarded by `cond`
+
+    init(producers: Int) { counts = Array(repeating: 0, count: producers) }
+
+    func record(producer: Int) {
+        cond.withLock {
+            counts[producer] += 1
+            cond.broadcast()
+        }
+    }
+
+    /// Waits until `producer` has `count` callbacks delivered; false after `milliseconds`.
+    func wait(producer: Int, count: Int, milliseconds: Int) -> Bool {
+        let deadline = MonotonicClock.deadline(afterMilliseconds: milliseconds)
+        return cond.withLock {
+            while counts[producer] < count {
+                if !cond.wait(untilNanoseconds: deadline) { return counts[producer] >= count }
+            }
+            return true
+        }
     }
 }
