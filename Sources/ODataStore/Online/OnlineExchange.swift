@@ -37,7 +37,7 @@ final class OnlineExchange: EngineTask {
         var target: PayloadTarget
         var modifying: Bool
         /// The engine's knowledge of the service when the request was prepared.
-        var service: OnlineEngine.ServiceState
+        var service: ServiceSession.ServiceState
     }
 
     init(engine: OnlineEngine, job: RequestJob,
@@ -94,7 +94,7 @@ final class OnlineExchange: EngineTask {
 
         if method == "GET" {
             // No body and no If-Match: the store's read headers, made once, plus the request's own.
-            let headers = OnlineEngine.applying(job.headers, to: target.isRawValue ? service.rawReadHeaders : service.readHeaders)
+            let headers = ServiceSession.applying(job.headers, to: target.isRawValue ? service.rawReadHeaders : service.readHeaders)
             return Plan(version: version, method: method, url: url, headers: headers, body: [], entitySet: entitySet,
                         target: payloadTarget, modifying: false, service: service)
         }

@@ -1,0 +1,199 @@
+import Glibc
+
+/// Everything a store needs to talk to the service, shared by the online engine (every
+/// request), the offline store's download and, later, its upload: the HTTP transport, the
+/// headers every request carries (protocol version, authentication, the app's own), the SAP
+/// CSRF token, and what `$metadata` says once it is loaded.
+///
+/// Threading: thread-safe. Completions run on the transport's thread.
+final class ServiceSession: Sendable {
+    let options: StoreOptions
+    let transport: any HTTPTransport
+    let csrf = CSRFToken()
+    /// The service root with a trailing slash.
+    let serviceRoot: String
+    private let loaded: Locked<ServiceState>
+
+    /// What is known about the service, replaced as a whole when `$metadata` is loaded: a
+    /// request takes one reference instead of copying the model under the lock.
+    final class ServiceState: Sendable {
+        let version: ODataVersion?
+        let model: ServiceModel?
+        /// The model's flattened payload types, shared by every response of the store.
+        let schema: PayloadSchema?
+        /// The `$metadata` document the model was read from (the offline store keeps it).
+        let document: [UInt8]
+        /// The headers of a GET that sets none of its own (protocol version, authentication,
+        /// Accept, the store's headers), for data and for raw values (`$count`, `$value`).
+        let readHeaders: [(name: String, value: String)]
+        let rawReadHeaders: [(name: String, value: String)]
+
+        init(version: ODataVersion?, model: ServiceModel?, schema: PayloadSchema?, document: [UInt8],
+             options: StoreOptions) {
+            self.version = version
+            self.model = model
+            self.schema = schema
+            self.document = document
+            let v = version ?? .v4
+            readHeaders = ServiceSession.merged(ServiceSession.baseHeaders(version: v, options) + [("Accept", ProtocolHeaders.accept(v))],
+                                                [], options)
+            rawReadHeaders = ServiceSession.merged(ServiceSession.baseHeaders(version: v, options) + [("Accept", ProtocolHeaders.rawAccept)],
+                                                   [], options)
+        }
+    }
+
+    init(options: StoreOptions, transport: any HTTPTransport) {
+        self.options = options
+        self.transport = transport
+        serviceRoot = options.serviceRoot.hasSuffix("/") ? options.serviceRoot : options.serviceRoot + "/"
+        loaded = Locked(ServiceState(version: options.odataVersion, model: nil, schema: nil, document: [], options: options))
+    }
+
+    /// A session over a new libcurl transport configured from the store's options.
+    static func make(options: StoreOptions) throws(ODataStoreError) -> ServiceSession {
+        let configuration = CurlTransportConfiguration(
+            caBundlePath: options.caBundlePath,
+            verifyTLS: !options.insecureSkipTLSVerify,
+            connectTimeoutMilliseconds: options.connectTimeoutMilliseconds > 0 ? options.connectTimeoutMilliseconds : 10_000,
+            defaultTimeoutMilliseconds: options.requestTimeoutMilliseconds,
+            maxConnectionsPerHost: max(options.maxConnections, 1),
+            maxTotalConnections: max(options.maxConnections, 1),
+            userAgent: options.userAgent)
+        let transport: CurlTransport
+        do {
+            transport = try CurlTransport(configuration: configuration)
+        } catch {
+            throw ODataStoreError(.invalidArgument, "cannot set up HTTP: \(error)")
+        }
+        return ServiceSession(options: options, transport: transport)
+    }
+
+    /// A consistent snapshot of what is known about the service.
+    var state: ServiceState { loaded.withLock { $0 } }
+
+    var odataVersion: ODataVersion? { state.version }
+    var model: ServiceModel? { state.model }
+
+    // MARK: - Headers
+
+    /// The headers every request carries: protocol version, authentication, the app's own.
+    func baseHeaders(version: ODataVersion) -> [(name: String, value: String)] {
+        Self.baseHeaders(version: version, options)
+    }
+
+    static func baseHeaders(version: ODataVersion, _ options: StoreOptions) -> [(name: String, value: String)] {
+        var headers = ProtocolHeaders.version(version)
+        if let auth = ProtocolHeaders.authorization(options.authentication) { headers.append(auth) }
+        return headers
+    }
+
+    /// Applies the app's store-wide headers (replacing same-named ones) and then `extra`.
+    func merged(_ base: [(name: String, value: String)], _ extra: [(name: String, value: String)]) -> [(name: String, value: String)] {
+        Self.merged(base, extra, options)
+    }
+
+    static func merged(_ base: [(name: String, value: String)], _ extra: [(name: String, value: String)],
+                       _ options: StoreOptions) -> [(name: String, value: String)] {
+        applying(options.headers + extra, to: base)
+    }
+
+    /// Applies `extra` (replacing same-named headers) to headers the store's own are already in.
+    static func applying(_ extra: [(name: String, value: String)],
+                         to base: [(name: String, value: String)]) -> [(name: String, value: String)] {
+        guard !extra.isEmpty else { return base }
+        var result = base
+        for h in extra {
+            result.removeAll { asciiCaseInsensitiveEquals($0.name, h.name) }
+            result.append(h)
+        }
+        return result
+    }
+
+    /// A request's time limit: its own when set, else the store's.
+    func timeout(_ requested: Int) -> Int {
+        requested > 0 ? requested : options.requestTimeoutMilliseconds
+    }
+
+    // MARK: - $metadata
+
+    /// Loads `$metadata`: from the options (a document or a file) or from the service, once.
+    /// Calls `completion` exactly once, on the transport's thread or the caller's.
+    func loadMetadata(_ completion: @escaping @Sendable (Result<Void, ODataStoreError>) -> Void) {
+        if let document = options.metadataDocument {
+            completion(load(document))
+            return
+        }
+        if let path = options.metadataPath {
+            completion(LocalFile.read(path).flatMap { load($0) })
+            return
+        }
+        fetchMetadata { [self] result in completion(result.flatMap { load($0) }) }
+    }
+
+    /// Fetches the service's `$metadata` document (and, on SAP services, a CSRF token).
+    func fetchMetadata(_ completion: @escaping @Sendable (Result<[UInt8], ODataStoreError>) -> Void) {
+        var headers = merged(baseHeaders(version: options.odataVersion ?? .v4).filter {
+            // Before the version is known, send neither version header set.
+            options.odataVersion != nil || !$0.name.hasPrefix("OData") }, [("Accept", "application/xml")])
+        if options.csrfProtection { headers.append(("X-CSRF-Token", "Fetch")) }
+        let request = HTTPRequest(method: "GET", url: serviceRoot + "$metadata", headers: headers,
+                                  timeoutMilliseconds: options.requestTimeoutMilliseconds)
+        transport.send(request) { [self] result in
+            switch result {
+            case .success(let response):
+                csrf.update(from: response)
+                guard (200..<300).contains(response.status) else {
+                    completion(.failure(ResponseErrors.error(for: response, what: "loading $metadata")))
+                    return
+                }
+                completion(.success(response.body))
+            case .failure(let error):
+                completion(.failure(ResponseErrors.error(for: error, what: "loading $metadata")))
+            }
+        }
+    }
+
+    /// Parses a `$metadata` document and makes it the session's.
+    func load(_ document: [UInt8]) -> Result<Void, ODataStoreError> {
+        do {
+            let model = try MetadataParser.parse(document)
+            install(model, document: document)
+            return .success(())
+        } catch {
+            return .failure(ODataStoreError(.protocol, "the service's $metadata could not be read: \(error)"))
+        }
+    }
+
+    /// Makes an already parsed model the session's (the offline store reopening its file).
+    func install(_ model: ServiceModel, document: [UInt8]) {
+        let schema = PayloadSchema(model)
+        let version = options.odataVersion ?? model.version
+        let loadedState = ServiceState(version: version, model: model, schema: schema, document: document, options: options)
+        loaded.withLock { $0 = loadedState }
+    }
+
+    func shutdown() {
+        transport.shutdown()
+    }
+}
+
+/// Reads a local file (the `$metadata` given by path).
+enum LocalFile {
+    static func read(_ path: String) -> Result<[UInt8], ODataStoreError> {
+        guard let f = fopen(path, "rb") else {
+            return .failure(ODataStoreError(.io, "cannot open \(path): \(String(cString: strerror(errno)))"))
+        }
+        defer { fclose(f) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let n = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, 65536, f) }
+            if n > 0 { bytes.append(contentsOf: chunk[0..<n]) }
+            if n < 65536 {
+                if ferror(f) != 0 { return .failure(ODataStoreError(.io, "cannot read \(path)")) }
+                break
+            }
+        }
+        return .success(bytes)
+    }
+}
