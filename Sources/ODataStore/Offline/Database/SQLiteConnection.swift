@@ -1,0 +1,135 @@
+import CSQLite
+
+/// One SQLite connection. Not thread-safe: it lives on its `DatabaseQueue`'s thread and is
+/// used only there (GRDB's model: one connection, one serial queue).
+///
+/// Statements are prepared once and cached by their SQL text; every value is bound, never
+/// pasted into SQL.
+final class SQLiteConnection {
+    let handle: OpaquePointer
+    let path: String
+    private var cache: [String: SQLiteStatement] = [:]
+    private(set) var transactionDepth = 0
+
+    /// Opens (or, with `create`, creates) the database file.
+    init(path: String, create: Bool, readOnly: Bool = false) throws(SQLiteError) {
+        var db: OpaquePointer?
+        var flags = SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_PRIVATECACHE | SQLITE_OPEN_EXRESCODE
+        flags |= readOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE
+        if create && !readOnly { flags |= SQLITE_OPEN_CREATE }
+        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            sqlite3_close_v2(db)
+            throw SQLiteError(code: rc, message: message, sql: nil)
+        }
+        handle = db
+        self.path = path
+        sqlite3_extended_result_codes(db, 1)
+        // Defensive settings: no loading of extensions, no double-quoted string literals
+        // (a misspelt identifier must fail, not become a string), foreign keys enforced.
+        var ignored: Int32 = 0
+        _ = ods_sqlite3_db_config_int(db, SQLITE_DBCONFIG_DQS_DML, 0, &ignored)
+        _ = ods_sqlite3_db_config_int(db, SQLITE_DBCONFIG_DQS_DDL, 0, &ignored)
+        _ = ods_sqlite3_db_config_int(db, SQLITE_DBCONFIG_DEFENSIVE, 1, &ignored)
+        sqlite3_busy_timeout(db, 5000)
+    }
+
+    deinit {
+        cache.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    var lastMessage: String { String(cString: sqlite3_errmsg(handle)) }
+    var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    var changes: Int { Int(sqlite3_changes64(handle)) }
+
+    /// Runs SQL text with no parameters (DDL, pragmas); several statements are allowed.
+    func execute(_ sql: String) throws(SQLiteError) {
+        var message: UnsafeMutablePointer<CChar>?
+        let rc = sqlite3_exec(handle, sql, nil, nil, &message)
+        guard rc == SQLITE_OK else {
+            let text = message.map { String(cString: $0) } ?? lastMessage
+            sqlite3_free(message)
+            throw SQLiteError(code: sqlite3_extended_errcode(handle), message: text, sql: sql)
+        }
+    }
+
+    /// The cached prepared statement for `sql` (reset, bindings cleared).
+    func statement(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+        if let s = cache[sql] {
+            s.reset()
+            return s
+        }
+        let s = try SQLiteStatement(connection: self, sql: sql)
+        if cache.count > 512 { cache.removeAll() }
+        cache[sql] = s
+        return s
+    }
+
+    /// A statement that is not cached (one-off queries).
+    func prepare(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
+        try SQLiteStatement(connection: self, sql: sql)
+    }
+
+    /// Runs one statement with `values` bound, returning no rows.
+    func run(_ sql: String, _ values: [SQLValue] = []) throws(SQLiteError) {
+        try statement(sql).execute(values)
+    }
+
+    /// The first column of the first row, or nil when there is no row.
+    func scalar(_ sql: String, _ values: [SQLValue] = []) throws(SQLiteError) -> SQLValue? {
+        let s = try statement(sql)
+        defer { s.reset() }
+        try s.bind(values)
+        return try s.step() ? s.value(at: 0) : nil
+    }
+
+    /// Every row, each as its values.
+    func rows(_ sql: String, _ values: [SQLValue] = []) throws(SQLiteError) -> [[SQLValue]] {
+        let s = try statement(sql)
+        defer { s.reset() }
+        try s.bind(values)
+        var out: [[SQLValue]] = []
+        while try s.step() {
+            out.append((0..<s.columnCount).map { s.value(at: $0) })
+        }
+        return out
+    }
+
+    /// Runs `body` in a transaction (a savepoint when one is already open): committed when
+    /// `body` returns, rolled back when it throws.
+    func transaction<T>(_ body: () throws -> T) throws -> T {
+        let name = "ods_sp\(transactionDepth)"
+        if transactionDepth == 0 {
+            try execute("BEGIN IMMEDIATE")
+        } else {
+            try execute("SAVEPOINT \(name)")
+        }
+        transactionDepth += 1
+        do {
+            let result = try body()
+            transactionDepth -= 1
+            if transactionDepth == 0 {
+                try execute("COMMIT")
+            } else {
+                try execute("RELEASE \(name)")
+            }
+            return result
+        } catch {
+            transactionDepth -= 1
+            if transactionDepth == 0 {
+                try? execute("ROLLBACK")
+            } else {
+                try? execute("ROLLBACK TO \(name); RELEASE \(name)")
+            }
+            throw error
+        }
+    }
+
+    /// Makes a running statement of this connection stop with SQLITE_INTERRUPT (any thread).
+    func interrupt() { sqlite3_interrupt(handle) }
+
+    /// Drops cached statements (after schema changes).
+    func clearCache() { cache.removeAll() }
+}

@@ -1,0 +1,31 @@
+import CSQLite
+
+/// A failed SQLite call: its result code and message.
+struct SQLiteError: Error, Sendable, CustomStringConvertible {
+    var code: Int32
+    var message: String
+    /// The statement being run, if any (never contains values: those are bound).
+    var sql: String?
+
+    var description: String {
+        sql.map { "\(message) (SQLite \(code)) in: \($0)" } ?? "\(message) (SQLite \(code))"
+    }
+
+    /// SQLITE_BUSY, SQLITE_LOCKED.
+    var isBusy: Bool { code & 0xFF == SQLITE_BUSY || code & 0xFF == SQLITE_LOCKED }
+    /// SQLITE_NOTADB: the file is not a database (or is encrypted).
+    var isNotADatabase: Bool { code & 0xFF == SQLITE_NOTADB }
+    /// SQLITE_FULL, SQLITE_IOERR, SQLITE_CANTOPEN, SQLITE_READONLY, SQLITE_CORRUPT...: the file, not the query.
+    var isIO: Bool {
+        let c = code & 0xFF
+        return c == SQLITE_FULL || c == SQLITE_IOERR || c == SQLITE_CANTOPEN || c == SQLITE_READONLY
+            || c == SQLITE_CORRUPT || c == SQLITE_PERM || c == SQLITE_NOTADB
+    }
+
+    /// The store error an app sees.
+    func storeError(_ what: String) -> ODataStoreError {
+        if code & 0xFF == SQLITE_NOMEM { return ODataStoreError(.noMemory, "\(what): \(message)") }
+        if code & 0xFF == SQLITE_INTERRUPT { return ODataStoreError(.cancelled, "\(what): cancelled") }
+        return ODataStoreError(isIO ? .io : .error, "\(what): \(description)")
+    }
+}
