@@ -10,22 +10,22 @@
 /// Strictness: no trailing commas, no comments, no leading zeros, no `+`/`.5`/`1.` numbers,
 /// no unescaped control characters, only the eight JSON escapes plus `\uXXXX`, no lone
 /// surrogates (escaped or not), no invalid UTF-8, nesting limited to `maxDepth`.
-struct JSONScanner {
-    let base: UnsafePointer<UInt8>
-    let count: Int
-    var pos: Int
-    var depth: Int = 0
-    let maxDepth: Int
+package struct JSONScanner {
+    package let base: UnsafePointer<UInt8>
+    package let count: Int
+    package var pos: Int
+    package var depth: Int = 0
+    package let maxDepth: Int
 
     /// The span of a string's content (between the quotes) and whether it has escapes.
-    struct StringToken {
-        var start: Int
-        var end: Int
-        var escaped: Bool
-        var length: Int { end - start }
+    package struct StringToken {
+        package var start: Int
+        package var end: Int
+        package var escaped: Bool
+        package var length: Int { end - start }
     }
 
-    init(base: UnsafePointer<UInt8>, count: Int, maxDepth: Int) {
+    package init(base: UnsafePointer<UInt8>, count: Int, maxDepth: Int) {
         self.base = base
         self.count = count
         self.maxDepth = maxDepth
@@ -34,14 +34,14 @@ struct JSONScanner {
     }
 
     @inline(__always)
-    func fail(_ message: String, at offset: Int? = nil) -> JSONError {
+    package func fail(_ message: String, at offset: Int? = nil) -> JSONError {
         JSONError(offset: offset ?? pos, message: message)
     }
 
     // MARK: Whitespace and structure
 
     @inline(__always)
-    mutating func skipWhitespace() {
+    package mutating func skipWhitespace() {
         while pos < count {
             let b = base[pos]
             if b == 0x20 || b == 0x0A || b == 0x0D || b == 0x09 { pos += 1 } else { return }
@@ -50,33 +50,33 @@ struct JSONScanner {
 
     /// The next non-whitespace byte, without consuming it.
     @inline(__always)
-    mutating func peek() throws(JSONError) -> UInt8 {
+    package mutating func peek() throws(JSONError) -> UInt8 {
         skipWhitespace()
         guard pos < count else { throw fail("unexpected end of input") }
         return base[pos]
     }
 
     @inline(__always)
-    mutating func expect(_ byte: UInt8, _ what: String) throws(JSONError) {
+    package mutating func expect(_ byte: UInt8, _ what: String) throws(JSONError) {
         let b = try peek()
         guard b == byte else { throw fail("expected \(what), found \(Self.describe(b))") }
         pos += 1
     }
 
     /// Requires that only whitespace remains.
-    mutating func finish() throws(JSONError) {
+    package mutating func finish() throws(JSONError) {
         skipWhitespace()
         if pos < count { throw fail("unexpected \(Self.describe(base[pos])) after the JSON value") }
     }
 
     @inline(__always)
-    mutating func enter() throws(JSONError) {
+    package mutating func enter() throws(JSONError) {
         depth += 1
         if depth > maxDepth { throw fail("nesting deeper than \(maxDepth) levels") }
     }
 
     /// Consumes `{`; returns false (and leaves the object) when it is empty.
-    mutating func beginObject() throws(JSONError) -> Bool {
+    package mutating func beginObject() throws(JSONError) -> Bool {
         try expect(UInt8(ascii: "{"), "'{'")
         try enter()
         if try peek() == UInt8(ascii: "}") { pos += 1; depth -= 1; return false }
@@ -84,7 +84,7 @@ struct JSONScanner {
     }
 
     /// After a member value: consumes `,` (true: another member follows) or `}` (false).
-    mutating func nextMember() throws(JSONError) -> Bool {
+    package mutating func nextMember() throws(JSONError) -> Bool {
         let b = try peek()
         pos += 1
         if b == UInt8(ascii: ",") { return true }
@@ -94,7 +94,7 @@ struct JSONScanner {
     }
 
     /// Reads a member name and the `:` after it.
-    mutating func readKey() throws(JSONError) -> StringToken {
+    package mutating func readKey() throws(JSONError) -> StringToken {
         let b = try peek()
         guard b == UInt8(ascii: "\"") else {
             throw fail(b == UInt8(ascii: "}") ? "trailing comma in object" : "expected a member name string, found \(Self.describe(b))")
@@ -105,7 +105,7 @@ struct JSONScanner {
     }
 
     /// Consumes `[`; returns false (and leaves the array) when it is empty.
-    mutating func beginArray() throws(JSONError) -> Bool {
+    package mutating func beginArray() throws(JSONError) -> Bool {
         try expect(UInt8(ascii: "["), "'['")
         try enter()
         if try peek() == UInt8(ascii: "]") { pos += 1; depth -= 1; return false }
@@ -113,7 +113,7 @@ struct JSONScanner {
     }
 
     /// After an element: consumes `,` (true) or `]` (false).
-    mutating func nextElement() throws(JSONError) -> Bool {
+    package mutating func nextElement() throws(JSONError) -> Bool {
         let b = try peek()
         pos += 1
         if b == UInt8(ascii: ",") {
@@ -128,7 +128,7 @@ struct JSONScanner {
     // MARK: Scalars
 
     /// Scans a string starting at the opening quote (at `pos`, after whitespace) and validates it.
-    mutating func scanString() throws(JSONError) -> StringToken {
+    package mutating func scanString() throws(JSONError) -> StringToken {
         skipWhitespace()
         guard pos < count, base[pos] == UInt8(ascii: "\"") else { throw fail("expected a string") }
         let start = pos + 1
@@ -166,7 +166,7 @@ struct JSONScanner {
     /// while they lie inside the input (SWAR: a word holds such a byte iff one of the masks
     /// below is non-zero; the lowest flagged byte is exact, as borrows only run upwards).
     @inline(__always)
-    static func skipPlainStringBytes(_ base: UnsafePointer<UInt8>, from i: Int, count: Int) -> Int {
+    package static func skipPlainStringBytes(_ base: UnsafePointer<UInt8>, from i: Int, count: Int) -> Int {
         var p = i
         #if _endian(little)
         let ones: UInt64 = 0x0101_0101_0101_0101
@@ -213,7 +213,7 @@ struct JSONScanner {
     }
 
     @inline(__always)
-    func hex4(at i: Int) -> UInt32? {
+    package func hex4(at i: Int) -> UInt32? {
         guard i + 4 <= count else { return nil }
         var v: UInt32 = 0
         for k in 0..<4 {
@@ -258,7 +258,7 @@ struct JSONScanner {
     }
 
     /// Scans a number per the RFC 8259 grammar; returns its byte range.
-    mutating func scanNumber() throws(JSONError) -> Range<Int> {
+    package mutating func scanNumber() throws(JSONError) -> Range<Int> {
         skipWhitespace()
         let start = pos
         if pos < count && base[pos] == UInt8(ascii: "-") { pos += 1 }
@@ -286,7 +286,7 @@ struct JSONScanner {
     @inline(__always) func isDigit(_ b: UInt8) -> Bool { b &- 0x30 < 10 }
 
     /// Consumes `true`, `false` or `null` (the byte at `pos` is its first letter).
-    mutating func scanLiteral() throws(JSONError) -> JSONValue {
+    package mutating func scanLiteral() throws(JSONError) -> JSONValue {
         skipWhitespace()
         if matches("true") { pos += 4; return .bool(true) }
         if matches("false") { pos += 5; return .bool(false) }
@@ -294,7 +294,7 @@ struct JSONScanner {
         throw fail("invalid literal")
     }
 
-    func matches(_ word: StaticString) -> Bool {
+    package func matches(_ word: StaticString) -> Bool {
         let n = word.utf8CodeUnitCount
         guard pos + n <= count else { return false }
         let w = word.utf8Start
@@ -303,7 +303,7 @@ struct JSONScanner {
     }
 
     /// Skips (and fully validates) one value of any kind.
-    mutating func skipValue() throws(JSONError) {
+    package mutating func skipValue() throws(JSONError) {
         let b = try peek()
         switch b {
         case UInt8(ascii: "\""): _ = try scanString()
@@ -324,7 +324,7 @@ struct JSONScanner {
     // MARK: Decoding tokens
 
     /// The decoded text of a string token.
-    func string(_ t: StringToken) -> String {
+    package func string(_ t: StringToken) -> String {
         if !t.escaped {
             return String(decoding: UnsafeBufferPointer(start: base + t.start, count: t.length), as: UTF8.self)
         }
@@ -335,7 +335,7 @@ struct JSONScanner {
     }
 
     /// Appends the decoded UTF-8 bytes of a (validated) string token.
-    func unescape(_ t: StringToken, into out: inout [UInt8]) {
+    package func unescape(_ t: StringToken, into out: inout [UInt8]) {
         var i = t.start
         while i < t.end {
             let b = base[i]
@@ -363,7 +363,7 @@ struct JSONScanner {
 
     /// Appends the UTF-8 encoding of a scalar value (validated by `scanEscape`).
     @inline(__always)
-    func appendUTF8(_ v: UInt32, into out: inout [UInt8]) {
+    package func appendUTF8(_ v: UInt32, into out: inout [UInt8]) {
         switch v {
         case 0..<0x80: out.append(UInt8(v))
         case 0x80..<0x800:
@@ -377,7 +377,7 @@ struct JSONScanner {
     }
 
     /// True when the token's decoded text equals `s` (ASCII fast path without allocation).
-    func equals(_ t: StringToken, _ s: StaticString) -> Bool {
+    package func equals(_ t: StringToken, _ s: StaticString) -> Bool {
         if t.escaped { return string(t) == s.description }
         let n = s.utf8CodeUnitCount
         guard t.length == n else { return false }
@@ -387,7 +387,7 @@ struct JSONScanner {
     }
 
     /// True when the token's raw bytes start with `prefix` (no escapes considered).
-    func hasPrefix(_ t: StringToken, _ prefix: StaticString) -> Bool {
+    package func hasPrefix(_ t: StringToken, _ prefix: StaticString) -> Bool {
         let n = prefix.utf8CodeUnitCount
         guard t.length >= n else { return false }
         let p = prefix.utf8Start
@@ -395,11 +395,11 @@ struct JSONScanner {
         return true
     }
 
-    func text(_ r: Range<Int>) -> String {
+    package func text(_ r: Range<Int>) -> String {
         String(decoding: UnsafeBufferPointer(start: base + r.lowerBound, count: r.count), as: UTF8.self)
     }
 
-    static func describe(_ b: UInt8) -> String {
+    package static func describe(_ b: UInt8) -> String {
         if b >= 0x21 && b < 0x7F { return "'\(Character(Unicode.Scalar(b)))'" }
         return "byte 0x\(String(b, radix: 16))"
     }
@@ -407,7 +407,7 @@ struct JSONScanner {
 
 extension JSONScanner {
     /// Runs `body` with a scanner over `bytes` (contiguous storage is used in place when available).
-    static func with<R>(
+    package static func with<R>(
         _ bytes: some Collection<UInt8>, maxDepth: Int,
         _ body: (inout JSONScanner) throws(JSONError) -> R
     ) throws(JSONError) -> R {

@@ -19,6 +19,7 @@ public struct Response: Sendable {
         var count: Int64?
         var entityCount: Int
         var entityRanges: [Range<Int>]?
+        var isLocal = false
 
         init(status: Int, headerFields: HTTPHeaderFields, body: [UInt8], json: String, etag: String?,
              nextLink: String?, deltaLink: String?, count: Int64?, entityCount: Int, entityRanges: [Range<Int>]?) {
@@ -35,8 +36,10 @@ public struct Response: Sendable {
         }
 
         func copy() -> Storage {
-            Storage(status: status, headerFields: headerFields, body: body, json: json, etag: etag, nextLink: nextLink,
-                    deltaLink: deltaLink, count: count, entityCount: entityCount, entityRanges: entityRanges)
+            let c = Storage(status: status, headerFields: headerFields, body: body, json: json, etag: etag, nextLink: nextLink,
+                            deltaLink: deltaLink, count: count, entityCount: entityCount, entityRanges: entityRanges)
+            c.isLocal = isLocal
+            return c
         }
     }
 
@@ -97,6 +100,12 @@ public struct Response: Sendable {
     public var entityRanges: [Range<Int>]? {
         get { storage.entityRanges }
         set { mutableStorage().entityRanges = newValue }
+    }
+
+    /// True when the offline store answered from its file (no request went to the service).
+    public var isLocal: Bool {
+        get { storage.isLocal }
+        set { mutableStorage().isLocal = newValue }
     }
 
     public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = [],

@@ -44,8 +44,9 @@ public final class Store: Sendable {
         self.stateHandler = stateHandler
         self.extras.withLock { $0.context = context }
         self.callbacks = try CallbackQueue(mode: options.dispatch, name: "ods-callbacks")
+        let queue = callbacks
         do {
-            self.engine = try makeEngine(for: options)
+            self.engine = try makeEngine(for: options, deliver: { queue.enqueue($0) })
         } catch {
             callbacks.shutdown()
             throw error
@@ -63,8 +64,10 @@ public final class Store: Sendable {
     private static func validate(_ o: StoreOptions) throws(ODataStoreError) {
         switch o.kind {
         case .online: break
-        case .offline, .mixed:
-            throw ODataStoreError(.unsupported, "offline and mixed stores are not available in this release")
+        case .offline:
+            try validateOffline(o)
+        case .mixed:
+            throw ODataStoreError(.unsupported, "mixed stores are not available in this release")
         }
         let root = o.serviceRoot
         guard root.hasPrefix("http://") || root.hasPrefix("https://"), root.utf8.count > 8 else {
@@ -89,6 +92,27 @@ public final class Store: Sendable {
         }
         if case .bearer(let token) = o.authentication {
             guard !token.isEmpty, isValidHeaderValue(token) else { throw .invalid("bearer token is empty or has control characters") }
+        }
+    }
+
+    /// The offline options: a store path, and defining requests that parse (their schema
+    /// check needs `$metadata` and happens while the store opens).
+    private static func validateOffline(_ o: StoreOptions) throws(ODataStoreError) {
+        guard let path = o.storePath, !path.isEmpty else {
+            throw .invalid("an offline store needs store_path (the store file)")
+        }
+        guard !path.utf8.contains(0) else { throw .invalid("store_path contains a NUL byte") }
+        guard o.downloadPageSize >= 0 else { throw .invalid("download_page_size must not be negative") }
+        guard o.definingRequests.count <= 10_000 else { throw .invalid("more than 10,000 defining requests") }
+        for d in o.definingRequests {
+            let relative = DefiningRequest.relative(d, serviceRoot: o.serviceRoot)
+            guard !relative.isEmpty else { throw .invalid("a defining request is empty") }
+            do {
+                _ = try ResourceRequestParser(version: o.odataVersion).parse(relative)
+            } catch {
+                throw ODataStoreError(.syntax, "defining request \"\(d)\": \(error.message)",
+                                      position: error.position + (d.count - relative.count))
+            }
         }
     }
 
@@ -139,6 +163,28 @@ public final class Store: Sendable {
             throw ODataStoreError(.notFound, "no request \(id) is in flight")
         }
         try cancel(request)
+    }
+
+    // MARK: - Offline stores
+
+    /// An offline store's file, defining requests and download state. Throws `.unsupported`
+    /// for other kinds and `.invalidState` while the store file is not open yet.
+    public func offlineInfo() throws(ODataStoreError) -> OfflineStoreInfo {
+        guard let offline = engine as? OfflineEngine else {
+            throw ODataStoreError(.unsupported, "only offline stores have a store file")
+        }
+        return try offline.info()
+    }
+
+    /// Stops the download of defining requests in progress. While the store is opening this
+    /// fails the opening with `.cancelled` (requests held meanwhile fail with it); the file
+    /// keeps every page written and the next open resumes. `.invalidState` when no download
+    /// runs, `.unsupported` for other kinds.
+    public func cancelDownload() throws(ODataStoreError) {
+        guard let offline = engine as? OfflineEngine else {
+            throw ODataStoreError(.unsupported, "only offline stores download")
+        }
+        guard offline.cancelDownload() else { throw .state("no download is running") }
     }
 
     /// Queue mode: the descriptor that is readable while callbacks wait; nil in thread mode.

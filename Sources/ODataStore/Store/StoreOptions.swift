@@ -27,6 +27,21 @@ public struct StoreOptions: Sendable {
     /// `metadataDocument` is set.
     public var metadataPath: String? = nil
 
+
+    // MARK: Offline stores
+
+    /// The store file (offline and mixed stores). Created on first open.
+    public var storePath: String? = nil
+    /// The defining requests (offline stores): READ paths relative to the service root, or
+    /// full URLs under it, whose results the store downloads and answers from. A new store
+    /// needs at least one; reopening adds those the file does not have yet and keeps the rest.
+    public var definingRequests: [String] = []
+    /// Download progress, reported after each page written (through the dispatch mode).
+    public var downloadProgress: (@Sendable (DownloadProgress) -> Void)? = nil
+    /// Page size asked of V4 services while downloading (`Prefer: odata.maxpagesize`), so a
+    /// page held in memory stays small; 0 leaves it to the service. V2 services page as they do.
+    public var downloadPageSize: Int = 1000
+
     public init(serviceRoot: String) {
         self.serviceRoot = serviceRoot
     }

@@ -109,8 +109,12 @@ struct StoreTests {
 
     @Test func rejectsUnsupportedKindsAndBadRoots() {
         var options = StoreOptions(serviceRoot: "http://127.0.0.1:9/")
+        options.kind = .mixed
+        #expect(throws: ODataStoreError(.unsupported, "mixed stores are not available in this release")) {
+            _ = try Store(options: options)
+        }
         options.kind = .offline
-        #expect(throws: ODataStoreError(.unsupported, "offline and mixed stores are not available in this release")) {
+        #expect(throws: ODataStoreError(.invalidArgument, "an offline store needs store_path (the store file)")) {
             _ = try Store(options: options)
         }
         #expect(throws: ODataStoreError.self) { _ = try Store(options: StoreOptions(serviceRoot: "file:///etc/passwd")) }

@@ -55,15 +55,18 @@ final class SQLiteConnection {
         }
     }
 
-    /// The cached prepared statement for `sql` (reset, bindings cleared).
-    func statement(_ sql: String) throws(SQLiteError) -> SQLiteStatement {
-        if let s = cache[sql] {
+    /// The cached prepared statement for `sql` (reset, bindings cleared). `slot` keeps
+    /// separate statements for the same SQL used at once (a nested query of the same shape
+    /// while an outer one is still stepping: expansions several levels deep).
+    func statement(_ sql: String, slot: Int = 0) throws(SQLiteError) -> SQLiteStatement {
+        let key = slot == 0 ? sql : "\(slot)|" + sql
+        if let s = cache[key] {
             s.reset()
             return s
         }
         let s = try SQLiteStatement(connection: self, sql: sql)
         if cache.count > 512 { cache.removeAll() }
-        cache[sql] = s
+        cache[key] = s
         return s
     }
 

@@ -80,8 +80,9 @@ struct Column: Sendable, Hashable {
     let nullable: Bool
     /// Part of the entity key.
     let isKey: Bool
-    /// The entity or complex type that declares the property (a derived type for members
-    /// that only derived entities have).
+    /// The entity type that declares the (top-level) property: the set's type or one of its
+    /// base types, or a derived type for properties only derived entities have. Members of a
+    /// flattened complex property share their property's declaring type.
     let declaringType: String
 
     /// `Address/City`: the path as OData writes it.

@@ -187,7 +187,7 @@ final class StoreSchema: Sendable {
             }
             columns.append(column(.presence, nil))
             for p in model.allProperties(of: complex) {
-                add(p, prefix: path, declaringType: typeName, depth: depth + 1, visiting: visiting.union([typeName]))
+                add(p, prefix: path, declaringType: declaringType, depth: depth + 1, visiting: visiting.union([typeName]))
             }
         }
         for t in model.lineage(of: type).reversed() {

@@ -1,0 +1,144 @@
+/// The store file and the serial queue it lives on. Every method except `close` must run on
+/// `queue` (inside a job): the SQLite connection is used from that thread only.
+final class OfflineDatabase: Sendable {
+    let queue: SerialQueue
+    /// Set once opened; touched on `queue` only.
+    private let box = UncheckedSendable<StoreFile?>(nil)
+
+    init() throws(ODataStoreError) {
+        queue = try SerialQueue(name: "offline store")
+    }
+
+    /// The open store file (on the queue).
+    var file: StoreFile? { box.value }
+
+    func install(_ file: StoreFile) { box.value = file }
+
+    func requireFile() throws(ODataStoreError) -> StoreFile {
+        guard let f = box.value else { throw ODataStoreError(.closed, "the store file is not open") }
+        return f
+    }
+
+    /// Closes the file on its thread and joins the thread.
+    func close() {
+        queue.async { [box] in box.value = nil }
+        queue.close()
+    }
+
+    // MARK: - Defining requests
+
+    /// Adds the defining requests not yet in the file (in order) and returns every stored one's id by path.
+    func register(_ definitions: [DefiningRequest]) throws(ODataStoreError) -> [String: Int64] {
+        let f = try requireFile()
+        do {
+            try f.connection.transaction {
+                for d in definitions {
+                    try f.connection.run("INSERT OR IGNORE INTO ods_defining_requests (path, entity_set, added) VALUES (?1, ?2, ?3)",
+                                         [.text(d.path), .text(d.table.entitySet), .text(Timestamp.now())])
+                }
+            }
+            var ids: [String: Int64] = [:]
+            for row in try f.connection.rows("SELECT id, path FROM ods_defining_requests") {
+                if case .integer(let id) = row[0], case .text(let path) = row[1] { ids[path] = id }
+            }
+            return ids
+        } catch let e as SQLiteError {
+            throw e.storeError("cannot record the defining requests")
+        } catch {
+            throw ODataStoreError(.error, "cannot record the defining requests: \(error)")
+        }
+    }
+
+    /// Every stored defining request, in the order they were added.
+    func definingRequests() throws(ODataStoreError) -> [DefiningRequestRow] {
+        let f = try requireFile()
+        do {
+            return try f.connection.rows("SELECT \(DefiningRequestRow.columns) FROM ods_defining_requests ORDER BY id").map(DefiningRequestRow.init)
+        } catch {
+            throw error.storeError("cannot read the defining requests")
+        }
+    }
+
+    func definingRequest(id: Int64) throws(ODataStoreError) -> DefiningRequestRow {
+        let f = try requireFile()
+        do {
+            guard let row = try f.connection.rows("SELECT \(DefiningRequestRow.columns) FROM ods_defining_requests WHERE id = ?1", [.integer(id)]).first else {
+                throw ODataStoreError(.notFound, "defining request \(id) is not in the store")
+            }
+            return DefiningRequestRow(row)
+        } catch let e as SQLiteError {
+            throw e.storeError("cannot read the defining requests")
+        } catch let e as ODataStoreError {
+            throw e
+        } catch {
+            throw ODataStoreError(.error, "\(error)")
+        }
+    }
+
+    /// Writes one downloaded page and the defining request's progress in one transaction.
+    func writePage(_ payload: DecodedPayload, bytes: Int64, target: Download.Target, nextLink: String?,
+                   isCollection: Bool) throws(ODataStoreError) -> DefiningRequestRow {
+        let f = try requireFile()
+        let writer = EntityWriter(file: f, requestID: target.id)
+        do {
+            var written = 0
+            try f.connection.transaction {
+                written = try writer.writePage(payload.json, table: target.definition.table, expand: target.definition.expand,
+                                               isCollection: isCollection)
+                let done = nextLink == nil
+                try f.connection.run("""
+                    UPDATE ods_defining_requests SET state = ?2, next_link = ?3, entities = entities + ?4, bytes = bytes + ?5,
+                        expected = coalesce(?6, expected), last_download = CASE WHEN ?7 THEN ?8 ELSE last_download END
+                    WHERE id = ?1
+                    """, [.integer(target.id), .text(done ? "complete" : "downloading"), nextLink.map { .text($0) } ?? .null,
+                          .integer(Int64(written)), .integer(bytes), payload.count.map { .integer($0) } ?? .null,
+                          .integer(done ? 1 : 0), .text(Timestamp.now())])
+            }
+            var row = try definingRequest(id: target.id)
+            row.lastPageEntities = written
+            return row
+        } catch let e as ODataStoreError {
+            throw e
+        } catch let e as SQLiteError {
+            throw e.storeError("cannot store the downloaded page")
+        } catch {
+            throw ODataStoreError(.error, "cannot store the downloaded page: \(error)")
+        }
+    }
+}
+
+/// A row of `ods_defining_requests`.
+struct DefiningRequestRow: Sendable {
+    enum State: String, Sendable { case pending, downloading, complete }
+
+    static let columns = "id, path, entity_set, state, next_link, delta_link, entities, bytes, expected, last_download"
+
+    var id: Int64
+    var path: String
+    var entitySet: String
+    var state: State
+    var nextLink: String?
+    var deltaLink: String?
+    var entities: Int64
+    var bytes: Int64
+    var expected: Int64?
+    /// ISO 8601 UTC of the last completed download, nil when never completed.
+    var lastDownload: String?
+    /// Entities of the page just written (set by `writePage`).
+    var lastPageEntities = 0
+
+    init(_ row: [SQLValue]) {
+        func int(_ i: Int) -> Int64? { if case .integer(let v) = row[i] { return v }; return nil }
+        func text(_ i: Int) -> String? { if case .text(let v) = row[i] { return v }; return nil }
+        id = int(0) ?? 0
+        path = text(1) ?? ""
+        entitySet = text(2) ?? ""
+        state = State(rawValue: text(3) ?? "") ?? .pending
+        nextLink = text(4)
+        deltaLink = text(5)
+        entities = int(6) ?? 0
+        bytes = int(7) ?? 0
+        expected = int(8)
+        lastDownload = text(9)
+    }
+}

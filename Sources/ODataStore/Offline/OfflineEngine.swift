@@ -1,0 +1,239 @@
+/// The offline store's engine: a SQLite file filled by defining requests, answering READs
+/// locally (`LocalReader`).
+///
+/// Opening: an existing file is checked (a store, of a format this library reads, made for
+/// this service and, when the options give one, this `$metadata`) and reopened with the
+/// metadata it keeps, without the network; defining requests given in the options that the
+/// file does not have yet are added. A new file needs `$metadata` (from the options or the
+/// service); every defining request is checked against it before the file is created.
+/// Then every defining request whose download is not complete is downloaded (resuming an
+/// interrupted one), and the store is open. Requests started meanwhile are held by the store.
+///
+/// Threading: thread-safe. The file lives on one serial queue (`OfflineDatabase`); reads run
+/// there one at a time; completions run on it.
+final class OfflineEngine: RequestEngine {
+    let options: StoreOptions
+    let session: ServiceSession
+    let database: OfflineDatabase
+    private let progress: (@Sendable (DownloadProgress) -> Void)?
+    private let state = Locked(State())
+
+    private struct State {
+        var definitions: [DefiningRequest] = []
+        var scope = OfflineScope([])
+        var download: Download?
+        var cancelledDownload = false
+        var closed = false
+    }
+
+    /// `deliver` runs a closure through the store's dispatch mode (for progress callbacks).
+    init(options: StoreOptions, session: ServiceSession,
+         deliver: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) throws(ODataStoreError) {
+        self.options = options
+        self.session = session
+        self.database = try OfflineDatabase()
+        if let handler = options.downloadProgress {
+            progress = { p in deliver { handler(p) } }
+        } else {
+            progress = nil
+        }
+    }
+
+    var odataVersion: ODataVersion? { session.odataVersion }
+    var model: ServiceModel? { session.model }
+    var storePath: String { options.storePath ?? "" }
+
+    // MARK: - Open
+
+    func open(_ completion: @escaping @Sendable (Result<Void, ODataStoreError>) -> Void) {
+        let queued = database.queue.async { [self] in
+            do throws(ODataStoreError) {
+                try openOnQueue(completion)
+            } catch {
+                completion(.failure(error))
+            }
+        }
+        if !queued { completion(.failure(ODataStoreError(.closed, "the store is closed"))) }
+    }
+
+    private func openOnQueue(_ completion: @escaping @Sendable (Result<Void, ODataStoreError>) -> Void) throws(ODataStoreError) {
+        let path = storePath
+        if let facts = try StoreFile.inspect(path: path) {
+            guard Self.sameRoot(facts.serviceRoot, session.serviceRoot) else {
+                throw ODataStoreError(.invalidArgument, "\(path) is an offline store of another service (\(facts.serviceRoot)), not of \(session.serviceRoot)")
+            }
+            if let given = try givenMetadata(), given != facts.metadata {
+                throw ODataStoreError(.invalidArgument, "\(path) was made from other $metadata than the document given in the options; use a new store file for a changed service")
+            }
+            let model = try Self.parseModel(facts.metadata)
+            let file = try StoreFile.open(path: path, serviceRoot: facts.serviceRoot, model: model, metadata: facts.metadata, create: false)
+            try finishOpening(file, completion)
+            return
+        }
+        if let document = try givenMetadata() {
+            try create(path: path, metadata: document, completion)
+            return
+        }
+        session.fetchMetadata { [self] result in
+            let queued = database.queue.async { [self] in
+                do throws(ODataStoreError) {
+                    try create(path: path, metadata: try result.get(), completion)
+                } catch {
+                    completion(.failure(error))
+                }
+            }
+            if !queued { completion(.failure(ODataStoreError(.closed, "the store was closed while opening"))) }
+        }
+    }
+
+    /// Creates a new store file after checking every defining request against the metadata.
+    private func create(path: String, metadata: [UInt8], _ completion: @escaping @Sendable (Result<Void, ODataStoreError>) -> Void) throws(ODataStoreError) {
+        let model = try Self.parseModel(metadata)
+        let schema = StoreSchema(model: model)
+        guard !options.definingRequests.isEmpty else {
+            throw ODataStoreError(.invalidArgument, "a new offline store needs at least one defining request")
+        }
+        for d in options.definingRequests {
+            _ = try DefiningRequest.make(d, model: model, schema: schema, serviceRoot: session.serviceRoot)
+        }
+        let file = try StoreFile.open(path: path, serviceRoot: session.serviceRoot, model: model, metadata: metadata, create: true)
+        try finishOpening(file, completion)
+    }
+
+    private func finishOpening(_ file: StoreFile, _ completion: @escaping @Sendable (Result<Void, ODataStoreError>) -> Void) throws(ODataStoreError) {
+        database.install(file)
+        session.install(file.model, document: file.metadata)
+        var definitions: [DefiningRequest] = []
+        for d in options.definingRequests {
+            let def = try DefiningRequest.make(d, model: file.model, schema: file.schema, serviceRoot: session.serviceRoot)
+            if !definitions.contains(where: { $0.path == def.path }) { definitions.append(def) }
+        }
+        let ids = try database.register(definitions)
+        // Stored defining requests the options did not repeat stay part of the store.
+        var all: [(Int64, DefiningRequest)] = []
+        for row in try database.definingRequests() {
+            let def: DefiningRequest
+            if let given = definitions.first(where: { $0.path == row.path }) {
+                def = given
+            } else {
+                def = try DefiningRequest.make(row.path, model: file.model, schema: file.schema, serviceRoot: session.serviceRoot)
+            }
+            all.append((ids[row.path] ?? row.id, def))
+        }
+        let pending = try database.definingRequests().filter { $0.state != .complete }.map(\.id)
+        let targets = all.filter { pending.contains($0.0) }.map { Download.Target(id: $0.0, definition: $0.1) }
+        let download = Download(session: session, store: database, targets: targets, pageSize: options.downloadPageSize,
+                                progress: progress)
+        let proceed: Bool = state.withLock { s in
+            s.definitions = all.map(\.1)
+            s.scope = OfflineScope(s.definitions)
+            guard !s.closed, !s.cancelledDownload else { return false }
+            s.download = download
+            return true
+        }
+        guard proceed else {
+            throw ODataStoreError(.cancelled, "the download was cancelled")
+        }
+        if targets.isEmpty {
+            completion(.success(()))
+            return
+        }
+        download.start { [self] result in
+            state.withLock { $0.download = nil }
+            completion(result)
+        }
+    }
+
+    private func givenMetadata() throws(ODataStoreError) -> [UInt8]? {
+        if let d = options.metadataDocument { return d }
+        if let p = options.metadataPath { return try LocalFile.read(p).get() }
+        return nil
+    }
+
+    private static func parseModel(_ document: [UInt8]) throws(ODataStoreError) -> ServiceModel {
+        do {
+            return try MetadataParser.parse(document)
+        } catch {
+            throw ODataStoreError(.protocol, "the service's $metadata could not be read: \(error)")
+        }
+    }
+
+    static func sameRoot(_ a: String, _ b: String) -> Bool {
+        func norm(_ s: String) -> String { s.hasSuffix("/") ? s : s + "/" }
+        return norm(a) == norm(b)
+    }
+
+    // MARK: - Requests
+
+    func execute(_ job: RequestJob, completion: @escaping @Sendable (Result<Response, RequestFailure>) -> Void) -> EngineTask? {
+        switch job.mode {
+        case .read: break
+        case .function:
+            completion(.failure(RequestFailure(error: ODataStoreError(.unsupported,
+                "function and action imports are not available offline: \(job.path) needs the service (use an online or mixed store)"))))
+            return nil
+        default:
+            completion(.failure(RequestFailure(error: ODataStoreError(.unsupported,
+                "local changes (create, update, delete) are not available in this release of the offline store"))))
+            return nil
+        }
+        let task = LocalTask()
+        let queued = database.queue.async { [self] in
+            guard !task.isCancelled else { return }
+            let result: Result<Response, RequestFailure>
+            do throws(ODataStoreError) {
+                guard let file = database.file else { throw ODataStoreError(.closed, "the store is closed") }
+                let scope = state.withLock { $0.scope }
+                let reader = LocalReader(file: file, scope: scope, serviceRoot: session.serviceRoot)
+                result = .success(try reader.read(path: job.path, headers: job.headers, paging: job.paging))
+            } catch {
+                result = .failure(RequestFailure(error: error))
+            }
+            completion(result)
+        }
+        if !queued { completion(.failure(RequestFailure(error: ODataStoreError(.closed, "the store is closed")))) }
+        return task
+    }
+
+    /// Stops a download in progress (the first one fails opening with `.cancelled`; the file
+    /// keeps what was written and the next open resumes). False when none is running.
+    func cancelDownload() -> Bool {
+        let download: Download? = state.withLock { s in
+            s.cancelledDownload = true
+            return s.download
+        }
+        download?.cancel()
+        return download != nil
+    }
+
+    /// The store's facts (runs on the database queue).
+    func info() throws(ODataStoreError) -> OfflineStoreInfo {
+        try database.queue.sync { [self] () throws(ODataStoreError) -> OfflineStoreInfo in
+            let file = try database.requireFile()
+            let rows = try database.definingRequests()
+            let infos = rows.map {
+                DefiningRequestInfo(path: $0.path, entitySet: $0.entitySet, isComplete: $0.state == .complete, entities: $0.entities,
+                                    bytes: $0.bytes, expectedEntities: $0.expected, lastDownload: $0.lastDownload)
+            }
+            let last = rows.compactMap(\.lastDownload).max()
+            return OfflineStoreInfo(path: storePath, sizeInBytes: file.sizeInBytes(), lastDownload: last, definingRequests: infos)
+        }
+    }
+
+    func shutdown() {
+        let download: Download? = state.withLock { s in
+            s.closed = true
+            return s.download
+        }
+        download?.cancel()
+        session.shutdown()
+        database.close()
+    }
+}
+
+/// A local read's handle: cancelling it before it runs skips it.
+final class LocalTask: EngineTask {
+    private let cancelled = Locked(false)
+    var isCancelled: Bool { cancelled.withLock { $0 } }
+    func cancel() { cancelled.withLock { $0 = true } }
+}

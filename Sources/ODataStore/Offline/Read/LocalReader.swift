@@ -1,0 +1,405 @@
+/// Answers READ requests from the store file, in the canonical JSON shape, as the service
+/// would answer them on the same data: the resource path resolved to a table and a chain of
+/// parent rows, `$filter` and `$orderby` translated to SQL (`FilterSQL`), ties broken by key,
+/// `$top`/`$skip`/`$count`, `$select`, `$expand` (nested options, any depth), and paging of
+/// large results when the request asks for it (`Prefer: odata.maxpagesize=N`).
+///
+/// Scope: only what the defining requests brought down is visible. Reading a set (or a
+/// navigation) no defining request covers fails with `.notInScope`; an entity that was not
+/// brought down is a 404 (`.notFound`), as the service answers for an entity that does not exist.
+///
+/// Runs on the database queue.
+struct LocalReader {
+    let file: StoreFile
+    let scope: OfflineScope
+    let serviceRoot: String
+
+    var model: ServiceModel { file.model }
+    var schema: StoreSchema { file.schema }
+
+    // MARK: - Entry
+
+    func read(path: String, headers: [(name: String, value: String)], paging: Paging) throws(ODataStoreError) -> Response {
+        let request = try parse(path)
+        let resolved = try ResolvedPath.resolve(request, schema: schema)
+        for step in resolved.steps where !scope.covers(step.table) {
+            throw ODataStoreError(.notInScope, "\(step.table.entitySet) is not in the offline store: no defining request brought it down")
+        }
+        for (i, step) in resolved.steps.enumerated() where i < resolved.steps.count - 1 {
+            if let link = step.link { try scope.check(link) }
+        }
+        if request.options.search != nil {
+            throw ODataStoreError(.unsupported, "$search cannot be evaluated offline")
+        }
+        try scope.checkFilterPaths(request.options.filter, table: resolved.table, schema: schema)
+        for item in request.options.orderBy ?? [] {
+            try scope.checkFilterPaths(item.expression, table: resolved.table, schema: schema)
+        }
+        let expand = try ExpandPlan.make(request.options.expand, on: resolved.table, schema: schema)
+        try scope.check(expand, schema: schema)
+
+        // Narrow down through the path's parent rows to the result's rows.
+        var parent: Condition? = nil
+        for (i, step) in resolved.steps.enumerated() where i < resolved.steps.count - 1 {
+            guard let link = step.link else { continue }
+            guard let row = try single(step.table, parent: parent, key: step.key) else {
+                throw notFound(path)
+            }
+            parent = try children(of: link, parentRID: row, table: step.table)
+        }
+        let last = resolved.steps[resolved.steps.count - 1]
+        let pageSize = paging == .follow ? nil : Self.maxPageSize(headers)
+        switch resolved.result {
+        case .collection:
+            return try collection(request, table: resolved.table, parent: parent, key: last.key, expand: expand,
+                                  pageSize: pageSize, path: path)
+        case .entity:
+            return try entity(request, table: resolved.table, parent: parent, key: last.key, expand: expand, path: path)
+        case .count:
+            var params = SQLParameters()
+            let whereSQL = try conditions(request.options, table: resolved.table, alias: "t0", parent: parent, key: last.key, &params)
+            let n = try count(resolved.table, whereSQL: whereSQL, params)
+            return response(json: "{\"value\":\(n)}", entities: 0, ranges: nil, count: n)
+        case .property(let p), .rawValue(let p):
+            return try property(p, table: resolved.table, parent: parent, key: last.key, path: path)
+        }
+    }
+
+    private func parse(_ path: String) throws(ODataStoreError) -> ResourceRequest {
+        let relative = DefiningRequest.relative(path, serviceRoot: serviceRoot)
+        do {
+            return try ResourceRequestParser(version: model.version).parse(relative, checkingAgainst: model)
+        } catch {
+            throw ODataStoreError(.syntax, "\(error.message) (in \"\(path)\")", position: error.position + (path.count - relative.count))
+        }
+    }
+
+    private func notFound(_ path: String) -> ODataStoreError {
+        ODataStoreError(.notFound, "\(path) is not in the offline store (not found)", httpStatus: 404)
+    }
+
+    /// `Prefer: odata.maxpagesize=N` of the request, if any.
+    static func maxPageSize(_ headers: [(name: String, value: String)]) -> Int? {
+        for h in headers where asciiCaseInsensitiveEquals(h.name, "Prefer") {
+            for part in h.value.split(separator: ",") {
+                let p = part.drop { $0 == " " }
+                if p.hasPrefix("odata.maxpagesize="), let n = Int(p.dropFirst("odata.maxpagesize=".count)), n > 0 { return n }
+                if p.hasPrefix("maxpagesize="), let n = Int(p.dropFirst("maxpagesize=".count)), n > 0 { return n }
+            }
+        }
+        return nil
+    }
+
+    // MARK: - Conditions
+
+    /// A SQL condition on the result table's alias with its parameter values (bound later in
+    /// order, renumbered into the statement's parameters).
+    struct Condition {
+        /// Builds the SQL for an alias, binding into the statement's parameters.
+        let make: (String, inout SQLParameters) -> String
+    }
+
+    /// Rows of `link.target` related to the parent row `parentRID` of `table`.
+    private func children(of link: NavigationLink, parentRID: Int64, table: EntityTable) throws(ODataStoreError) -> Condition {
+        switch link.join {
+        case .columns(let pairs):
+            let sql = "SELECT " + pairs.map { "p.\($0.source.quoted)" }.joined(separator: ", ")
+                + " FROM \(table.quoted) p WHERE p.\(SQLName.quote(EntityTable.ridColumn)) = ?1"
+            let values: [SQLValue]
+            do {
+                values = try file.connection.rows(sql, [.integer(parentRID)]).first ?? []
+            } catch {
+                throw error.storeError("cannot read the store")
+            }
+            return columnCondition(pairs, values)
+        case .linkTable(let name, let reversed):
+            let (mine, theirs) = reversed ? ("dst", "src") : ("src", "dst")
+            return Condition { alias, params in
+                "\(alias).\(SQLName.quote(EntityTable.ridColumn)) IN (SELECT \(theirs) FROM \(SQLName.quote(name)) WHERE \(mine) = \(params.bind(.integer(parentRID))))"
+            }
+        }
+    }
+
+    private func columnCondition(_ pairs: [(source: Column, target: Column)], _ values: [SQLValue]) -> Condition {
+        if values.count != pairs.count || values.contains(.null) { return Condition { _, _ in "0" } }
+        return Condition { alias, params in
+            zip(pairs, values).map { "\(alias).\($0.0.target.quoted) = \(params.bind($0.1))" }.joined(separator: " AND ")
+        }
+    }
+
+    /// The WHERE clause (without the keyword) of the rows a step addresses.
+    private func conditions(_ options: QueryOptions?, table: EntityTable, alias: String, parent: Condition?, key: [SQLValue]?,
+                            _ params: inout SQLParameters) throws(ODataStoreError) -> String {
+        var parts: [String] = []
+        if let parent { parts.append(parent.make(alias, &params)) }
+        if let key {
+            for (c, v) in zip(table.keyColumns, key) { parts.append("\(alias).\(c.quoted) = \(params.bind(v))") }
+        }
+        if let filter = options?.filter {
+            var f = FilterSQL(schema: schema, aliases: SQLAliases(startingAt: 100))
+            parts.append("(" + (try f.condition(filter, in: SQLScope(table: table, alias: alias), &params)) + ")")
+        }
+        return parts.isEmpty ? "1" : parts.joined(separator: " AND ")
+    }
+
+    private func orderBy(_ options: QueryOptions?, table: EntityTable, alias: String, _ params: inout SQLParameters) throws(ODataStoreError) -> String {
+        var terms: [String] = []
+        if let items = options?.orderBy {
+            var f = FilterSQL(schema: schema, aliases: SQLAliases(startingAt: 200))
+            for item in items {
+                let term = try f.orderTerm(item.expression, in: SQLScope(table: table, alias: alias), &params)
+                terms.append(term + (item.descending ? " DESC" : ""))
+            }
+        }
+        // Ties (and requests without $orderby) in key order: a deterministic answer.
+        terms += table.keyColumns.map { "\(alias).\($0.quoted)" }
+        if terms.isEmpty { terms.append("\(alias).\(SQLName.quote(EntityTable.ridColumn))") }
+        return terms.joined(separator: ", ")
+    }
+
+    // MARK: - Queries
+
+    /// The `@rid` of the one row of `table` the parent condition and key address.
+    private func single(_ table: EntityTable, parent: Condition?, key: [SQLValue]?) throws(ODataStoreError) -> Int64? {
+        var params = SQLParameters()
+        let whereSQL = try conditions(nil, table: table, alias: "t0", parent: parent, key: key, &params)
+        let sql = "SELECT t0.\(SQLName.quote(EntityTable.ridColumn)) FROM \(table.quoted) t0 WHERE \(whereSQL) LIMIT 1"
+        do {
+            guard case .integer(let rid)? = try file.connection.scalar(sql, params.values) else { return nil }
+            return rid
+        } catch {
+            throw error.storeError("cannot read the store")
+        }
+    }
+
+    private func count(_ table: EntityTable, whereSQL: String, _ params: SQLParameters) throws(ODataStoreError) -> Int64 {
+        do {
+            guard case .integer(let n)? = try file.connection.scalar("SELECT count(*) FROM \(table.quoted) t0 WHERE \(whereSQL)", params.values) else { return 0 }
+            return n
+        } catch {
+            throw error.storeError("cannot read the store")
+        }
+    }
+
+    private func collection(_ request: ResourceRequest, table: EntityTable, parent: Condition?, key: [SQLValue]?,
+                            expand: ExpandPlan, pageSize: Int?, path: String) throws(ODataStoreError) -> Response {
+        let o = request.options
+        var params = SQLParameters()
+        let whereSQL = try conditions(o, table: table, alias: "t0", parent: parent, key: key, &params)
+        let countValue: Int64? = o.count == true ? try count(table, whereSQL: whereSQL, params) : nil
+        // Paging: our own skip tokens are offsets from $skip.
+        var tokenOffset = 0
+        if let token = o.skipToken {
+            guard let n = Int(token), n >= 0 else {
+                throw ODataStoreError(.invalidArgument, "$skiptoken=\(token) was not made by the offline store")
+            }
+            tokenOffset = n
+        }
+        var limit: Int? = o.top.map { max($0 - tokenOffset, 0) }
+        if let pageSize { limit = min(limit ?? Int.max, pageSize) }
+        let order = try orderBy(o, table: table, alias: "t0", &params)
+        var sql = "SELECT \(EntityJSON.selectList(table, alias: "t0")) FROM \(table.quoted) t0 WHERE \(whereSQL) ORDER BY \(order)"
+        // One row more than a page tells whether another page follows.
+        let fetch = limit.map { pageSize != nil && $0 == pageSize ? $0 + 1 : $0 }
+        sql += " LIMIT \(params.bind(.integer(Int64(fetch ?? -1)))) OFFSET \(params.bind(.integer(Int64((o.skip ?? 0) + tokenOffset))))"
+
+        var out: [UInt8] = []
+        out.reserveCapacity(4096)
+        out.append(UInt8(ascii: "{"))
+        if let countValue { out.append(contentsOf: "\"@odata.count\":\(countValue),".utf8) }
+        out.append(contentsOf: "\"value\":[".utf8)
+        var ranges: [Range<Int>] = []
+        let writer = EntityJSON(table: table, model: model, select: o.select)
+        var more = false
+        do {
+            let s = try file.connection.statement(sql)
+            defer { s.reset() }
+            try s.bind(params.values)
+            while try s.step() {
+                if let pageSize, ranges.count == pageSize, limit == pageSize {
+                    more = true
+                    break
+                }
+                if !ranges.isEmpty { out.append(UInt8(ascii: ",")) }
+                let start = out.count
+                try writeEntity(s, writer: writer, expand: expand, depth: 1, into: &out)
+                ranges.append(start..<out.count)
+            }
+        } catch let e as SQLiteError {
+            throw e.storeError("cannot read the store")
+        } catch let e as ODataStoreError {
+            throw e
+        } catch {
+            throw ODataStoreError(.error, "\(error)")
+        }
+        out.append(UInt8(ascii: "]"))
+        var nextLink: String? = nil
+        if more {
+            nextLink = Self.withSkipToken(path, tokenOffset + ranges.count, serviceRoot: serviceRoot)
+            out.append(contentsOf: ",\"@odata.nextLink\":".utf8)
+            JSONWriter.writeString(nextLink!, into: &out)
+        }
+        out.append(UInt8(ascii: "}"))
+        var r = response(json: String(decoding: out, as: UTF8.self), entities: ranges.count, ranges: ranges, count: countValue)
+        r.nextLink = nextLink
+        return r
+    }
+
+    private func entity(_ request: ResourceRequest, table: EntityTable, parent: Condition?, key: [SQLValue]?,
+                        expand: ExpandPlan, path: String) throws(ODataStoreError) -> Response {
+        var params = SQLParameters()
+        let whereSQL = try conditions(nil, table: table, alias: "t0", parent: parent, key: key, &params)
+        let sql = "SELECT \(EntityJSON.selectList(table, alias: "t0")) FROM \(table.quoted) t0 WHERE \(whereSQL) LIMIT 1"
+        var out: [UInt8] = []
+        var etag: String? = nil
+        do {
+            let s = try file.connection.statement(sql)
+            defer { s.reset() }
+            try s.bind(params.values)
+            guard try s.step() else {
+                // A to-one navigation without a related entity: no content, as V4 services answer.
+                if parent != nil && key == nil { return response(json: "", entities: 0, ranges: nil, count: nil, status: 204) }
+                throw notFound(path)
+            }
+            etag = s.text(at: 2)
+            try writeEntity(s, writer: EntityJSON(table: table, model: model, select: request.options.select), expand: expand,
+                            depth: 1, into: &out)
+        } catch let e as SQLiteError {
+            throw e.storeError("cannot read the store")
+        } catch let e as ODataStoreError {
+            throw e
+        } catch {
+            throw ODataStoreError(.error, "\(error)")
+        }
+        var r = response(json: String(decoding: out, as: UTF8.self), entities: 1, ranges: [0..<out.count], count: nil)
+        r.etag = etag
+        if let etag { r.headerFields = HTTPHeaderFields(r.headers + [("ETag", etag)]) }
+        return r
+    }
+
+    private func property(_ propertyPath: [String], table: EntityTable, parent: Condition?, key: [SQLValue]?,
+                          path: String) throws(ODataStoreError) -> Response {
+        let pathText = propertyPath.joined(separator: "/")
+        guard let index = table.columns.firstIndex(where: { $0.pathText == pathText }) else {
+            throw ODataStoreError(.unsupported, "\(pathText) of \(table.entitySet) cannot be read offline")
+        }
+        var params = SQLParameters()
+        let whereSQL = try conditions(nil, table: table, alias: "t0", parent: parent, key: key, &params)
+        let sql = "SELECT \(EntityJSON.selectList(table, alias: "t0")) FROM \(table.quoted) t0 WHERE \(whereSQL) LIMIT 1"
+        var out: [UInt8] = []
+        do {
+            let s = try file.connection.statement(sql)
+            defer { s.reset() }
+            try s.bind(params.values)
+            guard try s.step() else { throw notFound(path) }
+            if s.isNull(at: index + EntityJSON.fixedColumns) {
+                return response(json: "", entities: 0, ranges: nil, count: nil, status: 204)
+            }
+            out.append(contentsOf: "{\"value\":".utf8)
+            _ = EntityJSON(table: table, model: model, select: nil).writeValue(s, column: index, into: &out)
+            out.append(UInt8(ascii: "}"))
+        } catch let e as SQLiteError {
+            throw e.storeError("cannot read the store")
+        } catch let e as ODataStoreError {
+            throw e
+        } catch {
+            throw ODataStoreError(.error, "\(error)")
+        }
+        return response(json: String(decoding: out, as: UTF8.self), entities: 0, ranges: nil, count: nil)
+    }
+
+    // MARK: - Entities with expansions
+
+    private func writeEntity(_ s: SQLiteStatement, writer: EntityJSON, expand: ExpandPlan, depth: Int,
+                             into out: inout [UInt8]) throws {
+        var wrote = writer.writeOpen(s, into: &out)
+        guard !expand.items.isEmpty else {
+            out.append(UInt8(ascii: "}"))
+            return
+        }
+        let rid = EntityJSON.rid(s)
+        for item in expand.items {
+            let link = item.link
+            let parent: Condition
+            switch link.join {
+            case .columns(let pairs):
+                let values = pairs.map { pair -> SQLValue in
+                    let i = writer.table.columns.firstIndex(of: pair.source).map { $0 + EntityJSON.fixedColumns } ?? 0
+                    return s.value(at: i)
+                }
+                parent = columnCondition(pairs, values)
+            case .linkTable:
+                parent = try children(of: link, parentRID: rid, table: writer.table)
+            }
+            let target = link.target
+            let o = item.options
+            var params = SQLParameters()
+            let whereSQL = try conditions(o, table: target, alias: "t0", parent: parent, key: nil, &params)
+            let order = try orderBy(o, table: target, alias: "t0", &params)
+            var sql = "SELECT \(EntityJSON.selectList(target, alias: "t0")) FROM \(target.quoted) t0 WHERE \(whereSQL) ORDER BY \(order)"
+            if link.isCollection {
+                if o.top != nil || o.skip != nil {
+                    sql += " LIMIT \(params.bind(.integer(Int64(o.top ?? -1)))) OFFSET \(params.bind(.integer(Int64(o.skip ?? 0))))"
+                }
+            } else {
+                sql += " LIMIT 1"
+            }
+            if wrote { out.append(UInt8(ascii: ",")) }
+            wrote = true
+            if link.isCollection, o.count == true {
+                let n = try count(target, whereSQL: whereSQL, params)
+                out.append(contentsOf: "\"\(link.name)@odata.count\":\(n),".utf8)
+            }
+            out.append(UInt8(ascii: "\""))
+            out.append(contentsOf: link.name.utf8)
+            out.append(contentsOf: "\":".utf8)
+            let child = EntityJSON(table: target, model: model, select: o.select)
+            let cs = try file.connection.statement(sql, slot: depth)
+            defer { cs.reset() }
+            try cs.bind(params.values)
+            if link.isCollection {
+                out.append(UInt8(ascii: "["))
+                var first = true
+                while try cs.step() {
+                    if !first { out.append(UInt8(ascii: ",")) }
+                    first = false
+                    try writeEntity(cs, writer: child, expand: item.nested, depth: depth + 1, into: &out)
+                }
+                out.append(UInt8(ascii: "]"))
+            } else if try cs.step() {
+                try writeEntity(cs, writer: child, expand: item.nested, depth: depth + 1, into: &out)
+            } else {
+                out.append(contentsOf: "null".utf8)
+            }
+        }
+        out.append(UInt8(ascii: "}"))
+    }
+
+    // MARK: - Responses
+
+    private func response(json: String, entities: Int, ranges: [Range<Int>]?, count: Int64?, status: Int = 200) -> Response {
+        var headers: [(name: String, value: String)] = [(name: "OData-Version", value: model.version == .v2 ? "2.0" : "4.0")]
+        if !json.isEmpty {
+            headers.append((name: "Content-Type", value: "application/json;odata.metadata=minimal;IEEE754Compatible=true"))
+        }
+        var r = Response(status: status, headers: headers, body: Array(json.utf8), json: json, count: count, entityCount: entities)
+        r.entityRanges = ranges
+        r.isLocal = true
+        return r
+    }
+
+    /// `path` with `$skiptoken=offset` (replacing one it has).
+    static func withSkipToken(_ path: String, _ offset: Int, serviceRoot: String) -> String {
+        var relative = DefiningRequest.relative(path, serviceRoot: serviceRoot)
+        if let q = relative.firstIndex(of: "?") {
+            let base = relative[..<q]
+            let options = relative[relative.index(after: q)...].split(separator: "&").filter {
+                !$0.hasPrefix("$skiptoken=") && !$0.hasPrefix("%24skiptoken=")
+            }
+            relative = String(base) + "?" + (options + ["$skiptoken=\(offset)"]).joined(separator: "&")
+        } else {
+            relative += "?$skiptoken=\(offset)"
+        }
+        return (serviceRoot.hasSuffix("/") ? serviceRoot : serviceRoot + "/") + relative
+    }
+}

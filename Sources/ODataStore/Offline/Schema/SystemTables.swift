@@ -1,0 +1,71 @@
+/// The store's own tables (names start with `ods_`; entity tables start with `e:` and link
+/// tables with `l:`, so no OData name can clash with them).
+///
+/// | table | holds |
+/// |---|---|
+/// | `ods_store` | name/value facts: format, service root, OData version, the `$metadata` document the store was made from, creation time |
+/// | `ods_tables` | a small id for each entity table (used by `ods_members`) |
+/// | `ods_defining_requests` | each defining request: its path, its entity set, download state, where an interrupted download resumes (`next_link`), the delta link, counts, last download |
+/// | `ods_members` | which rows each defining request brought down, so rows two requests share are kept until neither needs them |
+/// | `ods_queue` | local changes waiting for upload (offline store part 2) |
+/// | `ods_errors` | the error archive: changes the service refused (part 2) |
+/// | `ods_local_keys` | keys made locally for entities the service will key (part 2) |
+enum SystemTables {
+    /// `PRAGMA application_id` of a store file: "ODST".
+    static let applicationID: Int32 = 0x4F44_5354
+    /// `PRAGMA user_version`: the file format. A newer number than this library knows is refused.
+    static let formatVersion: Int32 = 1
+
+    /// The statements that create format 1.
+    static let version1: [String] = [
+        "CREATE TABLE ods_store (name TEXT PRIMARY KEY, value) WITHOUT ROWID",
+        "CREATE TABLE ods_tables (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE)",
+        """
+        CREATE TABLE ods_defining_requests (
+            id INTEGER PRIMARY KEY,
+            path TEXT NOT NULL UNIQUE,
+            entity_set TEXT NOT NULL,
+            added TEXT NOT NULL,
+            state TEXT NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'downloading', 'complete')),
+            next_link TEXT,
+            delta_link TEXT,
+            entities INTEGER NOT NULL DEFAULT 0,
+            bytes INTEGER NOT NULL DEFAULT 0,
+            expected INTEGER,
+            last_download TEXT)
+        """,
+        "CREATE TABLE ods_members (request INTEGER NOT NULL, tbl INTEGER NOT NULL, rid INTEGER NOT NULL, PRIMARY KEY (request, tbl, rid)) WITHOUT ROWID",
+        "CREATE INDEX ods_members_row ON ods_members (tbl, rid)",
+        """
+        CREATE TABLE ods_queue (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            created TEXT NOT NULL,
+            mode INTEGER NOT NULL,
+            path TEXT NOT NULL,
+            body TEXT,
+            etag TEXT,
+            headers TEXT,
+            tbl INTEGER,
+            rid INTEGER,
+            repeatability_id TEXT,
+            first_sent TEXT,
+            state INTEGER NOT NULL DEFAULT 0)
+        """,
+        """
+        CREATE TABLE ods_errors (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            queue_id INTEGER,
+            created TEXT NOT NULL,
+            mode INTEGER,
+            path TEXT,
+            body TEXT,
+            http_status INTEGER,
+            odata_code TEXT,
+            message TEXT)
+        """,
+        "CREATE TABLE ods_local_keys (tbl INTEGER NOT NULL, rid INTEGER NOT NULL, local_key TEXT NOT NULL, server_key TEXT, PRIMARY KEY (tbl, rid)) WITHOUT ROWID",
+    ]
+
+    /// Migrations from format n to n + 1 (index n - 1). Empty while there is one format.
+    static let migrations: [[String]] = []
+}

@@ -1,0 +1,374 @@
+import ODataProtocol
+
+/// Writes entities from the canonical JSON of a page into the store's tables: each entity
+/// upserted by key (only the properties the page carries are changed, so a `$select`ed page
+/// never blanks columns another defining request filled), expanded navigation entities into
+/// their own tables with their links, and each row recorded as brought down by the defining
+/// request (`ods_members`).
+///
+/// The JSON is walked once with the protocol layer's scanner; values go straight from the
+/// page's bytes into bound statement parameters (text without escapes is never copied into a
+/// String). Used on the database thread, inside the caller's transaction.
+final class EntityWriter {
+    let file: StoreFile
+    /// The defining request the rows belong to (`ods_defining_requests.id`).
+    let requestID: Int64
+    /// Rows written so far (expanded entities included).
+    private(set) var rowsWritten = 0
+    /// Top-level entities written so far.
+    private(set) var entitiesWritten = 0
+    private var scratch: [UInt8] = []
+    private var sqliteFailure: SQLiteError?
+    /// Per table: the column index of the top-level member seen at each position of the last
+    /// entity, so the common case (every entity lists its members in the same order) finds
+    /// columns by comparing bytes instead of hashing Strings.
+    private var memberCache: [ObjectIdentifier: [(name: [UInt8], index: Int)]] = [:]
+    private var topLevelIndex: [ObjectIdentifier: [String: Int]] = [:]
+
+    init(file: StoreFile, requestID: Int64) {
+        self.file = file
+        self.requestID = requestID
+    }
+
+    enum Failure: Error {
+        case json(JSONError)
+        case sqlite(SQLiteError)
+        case store(ODataStoreError)
+    }
+
+    /// Writes a page: a collection (`{"value":[...]}`) or one entity. Returns the number of
+    /// top-level entities it held.
+    func writePage(_ json: String, table: EntityTable, expand: ExpandPlan, isCollection: Bool) throws(ODataStoreError) -> Int {
+        var text = json
+        let result: Result<Int, Failure> = text.withUTF8 { page in
+            guard let base = page.baseAddress, !page.isEmpty else { return .success(0) }
+            var s = JSONScanner(base: base, count: page.count, maxDepth: PayloadDecoder.maxDepth + 2)
+            do throws(Failure) {
+                return .success(try self.page(&s, page, table: table, expand: expand, isCollection: isCollection))
+            } catch {
+                return .failure(error)
+            }
+        }
+        switch result {
+        case .success(let n): return n
+        case .failure(.json(let e)):
+            if let f = sqliteFailure { throw f.storeError("cannot store the downloaded entities") }
+            throw ODataStoreError(.protocol, "the downloaded page is not valid canonical JSON: \(e)")
+        case .failure(.sqlite(let e)): throw e.storeError("cannot store the downloaded entities")
+        case .failure(.store(let e)): throw e
+        }
+    }
+
+    private func page(_ s: inout JSONScanner, _ page: UnsafeBufferPointer<UInt8>, table: EntityTable, expand: ExpandPlan,
+                      isCollection: Bool) throws(Failure) -> Int {
+        do throws(JSONError) {
+            if !isCollection {
+                _ = try entity(&s, page, table: table, expand: expand)
+                entitiesWritten += 1
+                return 1
+            }
+            var n = 0
+            guard try s.beginObject() else { return 0 }
+            repeat {
+                let key = try s.readKey()
+                if s.equals(key, "value"), try s.peek() == UInt8(ascii: "[") {
+                    if try s.beginArray() {
+                        repeat {
+                            _ = try entity(&s, page, table: table, expand: expand)
+                            n += 1
+                            entitiesWritten += 1
+                        } while try s.nextElement()
+                    }
+                } else {
+                    try s.skipValue()
+                }
+            } while try s.nextMember()
+            return n
+        } catch {
+            throw .json(error)
+        }
+    }
+
+    // MARK: - One entity
+
+    /// Writes the entity at the scanner (an object, or null for a to-one navigation that has
+    /// none: returns nil) and returns its row id.
+    private func entity(_ s: inout JSONScanner, _ page: UnsafeBufferPointer<UInt8>, table: EntityTable,
+                        expand: ExpandPlan) throws(JSONError) -> Int64? {
+        if try s.peek() == UInt8(ascii: "n") {
+            _ = try s.scanLiteral()
+            return nil
+        }
+        var cells = [CellValue?](repeating: nil, count: table.columns.count)
+        var etag: CellValue = .null
+        var type: CellValue = .null
+        var extra: [UInt8] = []
+        var navigations: [(item: ExpandPlan.Item, children: [Int64], complete: Bool)] = []
+        var incomplete: Set<String> = []
+        let id = ObjectIdentifier(table)
+        var cache = memberCache[id] ?? []
+        var position = 0
+        guard try s.beginObject() else { throw s.fail("an entity without properties") }
+        repeat {
+            let key = try s.readKey()
+            let keyBytes = UnsafeBufferPointer(rebasing: page[key.start..<key.end])
+            if !key.escaped, let first = keyBytes.first, first == UInt8(ascii: "@") {
+                if s.equals(key, "@odata.etag") {
+                    etag = try text(&s, page)
+                } else if s.equals(key, "@odata.type") {
+                    let t = try s.scanString()
+                    var name = s.string(t)
+                    if name.hasPrefix("#") { name.removeFirst() }
+                    if name != table.entityType { type = .bytes(Array(name.utf8)) }
+                } else {
+                    try appendExtra(&extra, &s, page, key)
+                }
+                continue
+            }
+            if !key.escaped, let at = keyBytes.firstIndex(of: UInt8(ascii: "@")) {
+                // A property annotation: a nested next link means the expansion is partial.
+                let name = String(decoding: UnsafeBufferPointer(rebasing: keyBytes[..<at]), as: UTF8.self)
+                let annotation = String(decoding: UnsafeBufferPointer(rebasing: keyBytes[at...]), as: UTF8.self)
+                if annotation == "@odata.nextLink" { incomplete.insert(name) }
+                if expand.item(named: name) != nil && annotation.hasPrefix("@odata.") {
+                    try s.skipValue()
+                } else {
+                    try appendExtra(&extra, &s, page, key)
+                }
+                continue
+            }
+            // A property or an expanded navigation: find its column (cached by position).
+            var index = -1
+            if position < cache.count, !key.escaped, cache[position].name.elementsEqual(keyBytes) {
+                index = cache[position].index
+            } else {
+                let name = s.string(key)
+                index = topLevel(table)[name] ?? -1
+                if index < 0, let item = expand.item(named: name) {
+                    index = -2 - (expand.items.firstIndex { $0.link.name == item.link.name } ?? 0)
+                }
+                let entry = (name: Array(keyBytes), index: index)
+                if position < cache.count { cache[position] = entry } else { cache.append(entry) }
+            }
+            position += 1
+            if index >= 0 {
+                let column = table.columns[index]
+                if column.kind == .presence {
+                    try complex(&s, page, table: table, prefix: column.pathText, presence: index, into: &cells)
+                } else {
+                    cells[index] = try value(&s, page, column)
+                }
+            } else if index <= -2 {
+                let item = expand.items[-2 - index]
+                var children: [Int64] = []
+                switch try s.peek() {
+                case UInt8(ascii: "["):
+                    if try s.beginArray() {
+                        repeat {
+                            if let rid = try entity(&s, page, table: item.link.target, expand: item.nested) { children.append(rid) }
+                        } while try s.nextElement()
+                    }
+                default:
+                    if let rid = try entity(&s, page, table: item.link.target, expand: item.nested) { children.append(rid) }
+                }
+                navigations.append((item, children, item.isComplete))
+            } else {
+                // A member the schema does not know (an open type's dynamic property).
+                try appendExtra(&extra, &s, page, key)
+            }
+        } while try s.nextMember()
+        memberCache[id] = cache
+        let rid: Int64
+        do throws(SQLiteError) {
+            rid = try upsert(table, cells, etag: etag, type: type, extra: extra, page: page)
+            try file.connection.run("INSERT OR IGNORE INTO ods_members (request, tbl, rid) VALUES (?1, ?2, ?3)",
+                                    [.integer(requestID), .integer(file.tableID(table)), .integer(rid)])
+            for nav in navigations {
+                try link(nav.item.link, parent: rid, children: nav.children,
+                         replace: nav.complete && !incomplete.contains(nav.item.link.name))
+            }
+        } catch {
+            // Carried out through the scanner's error type; `writePage` reports it as SQLite's.
+            sqliteFailure = error
+            throw JSONError(offset: s.pos, message: "\(error)")
+        }
+        rowsWritten += 1
+        return rid
+    }
+
+    private func topLevel(_ table: EntityTable) -> [String: Int] {
+        let id = ObjectIdentifier(table)
+        if let d = topLevelIndex[id] { return d }
+        var d: [String: Int] = [:]
+        for (i, c) in table.columns.enumerated() where c.path.count == 1 { d[c.path[0]] = i }
+        topLevelIndex[id] = d
+        return d
+    }
+
+    /// A flattened complex value: its presence column and its members' columns.
+    private func complex(_ s: inout JSONScanner, _ page: UnsafeBufferPointer<UInt8>, table: EntityTable, prefix: String,
+                         presence: Int, into cells: inout [CellValue?]) throws(JSONError) {
+        if try s.peek() == UInt8(ascii: "n") {
+            _ = try s.scanLiteral()
+            cells[presence] = .null
+            for (i, c) in table.columns.enumerated() where c.pathText.hasPrefix(prefix + "/") { cells[i] = .null }
+            return
+        }
+        cells[presence] = .integer(1)
+        guard try s.beginObject() else { return }
+        repeat {
+            let key = try s.readKey()
+            let name = s.string(key)
+            if name.hasPrefix("@") {
+                try s.skipValue()  // @odata.type of a complex value: only non-derived complex types are flattened
+                continue
+            }
+            let path = prefix + "/" + name
+            guard let index = table.columns.firstIndex(where: { $0.pathText == path }) else {
+                try s.skipValue()
+                continue
+            }
+            let column = table.columns[index]
+            if column.kind == .presence {
+                try complex(&s, page, table: table, prefix: path, presence: index, into: &cells)
+            } else {
+                cells[index] = try value(&s, page, column)
+            }
+        } while try s.nextMember()
+    }
+
+    // MARK: - Values
+
+    private func text(_ s: inout JSONScanner, _ page: UnsafeBufferPointer<UInt8>) throws(JSONError) -> CellValue {
+        if try s.peek() == UInt8(ascii: "n") {
+            _ = try s.scanLiteral()
+            return .null
+        }
+        let t = try s.scanString()
+        if !t.escaped { return .raw(t.start..<t.end) }
+        scratch.removeAll(keepingCapacity: true)
+        s.unescape(t, into: &scratch)
+        return .bytes(scratch)
+    }
+
+    /// The value at the scanner as `column` stores it.
+    private func value(_ s: inout JSONScanner, _ page: UnsafeBufferPointer<UInt8>, _ column: Column) throws(JSONError) -> CellValue {
+        let first = try s.peek()
+        if column.kind == .json {
+            let start = s.pos
+            if first == UInt8(ascii: "n") {
+                _ = try s.scanLiteral()
+                return .null
+            }
+            try s.skipValue()
+            return .raw(start..<s.pos)
+        }
+        switch first {
+        case UInt8(ascii: "n"):
+            _ = try s.scanLiteral()
+            return .null
+        case UInt8(ascii: "t"), UInt8(ascii: "f"):
+            let v = try s.scanLiteral()
+            return .integer(v == .bool(true) ? 1 : 0)
+        case UInt8(ascii: "\""):
+            let t = try s.scanString()
+            let bytes = UnsafeBufferPointer(rebasing: page[t.start..<t.end])
+            switch column.kind {
+            case .integer:
+                if !t.escaped, let v = JSONNumber.int64(bytes) { return .integer(v) }
+            case .real:
+                if s.equals(t, "INF") { return .real(.infinity) }
+                if s.equals(t, "-INF") { return .real(-.infinity) }
+                if !t.escaped, !s.equals(t, "NaN"), let v = JSONNumber.double(bytes) { return .real(v) }
+            default: break
+            }
+            if !t.escaped { return .raw(t.start..<t.end) }
+            scratch.removeAll(keepingCapacity: true)
+            s.unescape(t, into: &scratch)
+            return .bytes(scratch)
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            let start = s.pos
+            try s.skipValue()
+            return .raw(start..<s.pos)
+        default:
+            let r = try s.scanNumber()
+            let bytes = UnsafeBufferPointer(rebasing: page[r])
+            switch column.kind {
+            case .integer, .boolean:
+                if let v = JSONNumber.int64(bytes) { return .integer(v) }
+                return .raw(r)
+            case .real:
+                return JSONNumber.double(bytes).map { .real($0) } ?? .raw(r)
+            default:
+                return .raw(r)
+            }
+        }
+    }
+
+    private func appendExtra(_ extra: inout [UInt8], _ s: inout JSONScanner, _ page: UnsafeBufferPointer<UInt8>,
+                             _ key: JSONScanner.StringToken) throws(JSONError) {
+        try s.skipWhitespace()
+        let start = s.pos
+        try s.skipValue()
+        extra.append(extra.isEmpty ? UInt8(ascii: "{") : UInt8(ascii: ","))
+        extra.append(UInt8(ascii: "\""))
+        extra.append(contentsOf: page[key.start..<key.end])
+        extra.append(contentsOf: Array("\":".utf8))
+        extra.append(contentsOf: page[start..<s.pos])
+    }
+
+    // MARK: - SQL
+
+    private func upsert(_ table: EntityTable, _ cells: [CellValue?], etag: CellValue, type: CellValue, extra: [UInt8],
+                        page: UnsafeBufferPointer<UInt8>) throws(SQLiteError) -> Int64 {
+        var present: [Int] = []
+        present.reserveCapacity(cells.count)
+        for (i, c) in cells.enumerated() where c != nil { present.append(i) }
+        let sql = upsertSQL(table, present)
+        let st = try file.connection.statement(sql)
+        defer { st.reset() }
+        try type.bind(st, at: 1, page: page)
+        try etag.bind(st, at: 2, page: page)
+        try (extra.isEmpty ? CellValue.null : .bytes(extra + [UInt8(ascii: "}")])).bind(st, at: 3, page: page)
+        for (k, i) in present.enumerated() {
+            try cells[i]!.bind(st, at: 4 + k, page: page)
+        }
+        guard try st.step() else { throw SQLiteError(code: 1, message: "upsert returned no row", sql: sql) }
+        return st.int64(at: 0)
+    }
+
+    private var upsertCache: [UpsertKey: String] = [:]
+
+    private struct UpsertKey: Hashable {
+        let table: ObjectIdentifier
+        let present: [Int]
+    }
+
+    private func upsertSQL(_ table: EntityTable, _ present: [Int]) -> String {
+        let key = UpsertKey(table: ObjectIdentifier(table), present: present)
+        if let sql = upsertCache[key] { return sql }
+        var names = [EntityTable.typeColumn, EntityTable.etagColumn, EntityTable.extraColumn].map(SQLName.quote)
+        names += present.map { table.columns[$0].quoted }
+        let placeholders = (1...names.count).map { "?\($0)" }
+        let keys = table.keyColumns.map(\.quoted).joined(separator: ", ")
+        let updates = names.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
+        let sql = "INSERT INTO \(table.quoted) (\(names.joined(separator: ", "))) VALUES (\(placeholders.joined(separator: ", "))) "
+            + "ON CONFLICT (\(keys)) DO UPDATE SET \(updates) RETURNING \(SQLName.quote(EntityTable.ridColumn))"
+        upsertCache[key] = sql
+        return sql
+    }
+
+    /// Records the expanded relationship of `parent` (link tables only: column joins need nothing).
+    private func link(_ link: NavigationLink, parent: Int64, children: [Int64], replace: Bool) throws(SQLiteError) {
+        guard case .linkTable(let table, let reversed) = link.join else { return }
+        let t = SQLName.quote(table)
+        let (mine, theirs) = reversed ? ("dst", "src") : ("src", "dst")
+        if replace || !link.isCollection {
+            try file.connection.run("DELETE FROM \(t) WHERE \(mine) = ?1", [.integer(parent)])
+        }
+        for child in children {
+            try file.connection.run("INSERT OR IGNORE INTO \(t) (\(mine), \(theirs)) VALUES (?1, ?2)", [.integer(parent), .integer(child)])
+        }
+    }
+}
+
