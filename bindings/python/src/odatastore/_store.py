@@ -117,23 +117,23 @@ def _make_entity(data: dict[str, Any], etag: Optional[str]) -> Entity:
 
 
 class EntityList(list[Entity]):
-    """A page of entities, with the collection's ``@odata.count`` (``count``, when asked for
+    """A page of entities, with the collection's ``@odata.count`` (``total_count``, when asked for
     with ``$count=true`` / ``$inlinecount=allpages``), its next-page link (``next_link``; pass
     it to :meth:`Store.read` for the next page) and delta link."""
 
-    count: Optional[int]
+    total_count: Optional[int]
     next_link: Optional[str]
     delta_link: Optional[str]
 
-    def __init__(self, items: Sequence[Entity] = (), count: Optional[int] = None,
+    def __init__(self, items: Sequence[Entity] = (), total_count: Optional[int] = None,
                  next_link: Optional[str] = None, delta_link: Optional[str] = None) -> None:
         super().__init__(items)
-        self.count = count
+        self.total_count = total_count
         self.next_link = next_link
         self.delta_link = delta_link
 
     def __repr__(self) -> str:
-        return f"EntityList({list.__repr__(self)}, count={self.count!r}, next_link={self.next_link!r})"
+        return f"EntityList({list.__repr__(self)}, total_count={self.total_count!r}, next_link={self.next_link!r})"
 
 
 def _entity_hook(obj: dict[str, Any]) -> dict[str, Any]:
@@ -326,8 +326,7 @@ def _request_of(ctx: Optional[int]) -> Optional["Request"]:
     return _live.get(ctx) if ctx else None
 
 
-@_ffi.STATE_CB
-def _on_state(store_ptr: Optional[int], state: int, error: Any, ctx: Optional[int]) -> None:
+def _on_state_py(store_ptr: Optional[int], state: int, error: Any, ctx: Optional[int]) -> None:
     try:
         store = _stores.get(ctx) if ctx else None
         if store is not None:
@@ -338,39 +337,52 @@ def _on_state(store_ptr: Optional[int], state: int, error: Any, ctx: Optional[in
         _report_unraisable(e, "odatastore store state callback")
 
 
-@_ffi.STARTED_CB
-def _on_started(req_ptr: Optional[int], ctx: Optional[int]) -> None:
+_on_state = _ffi.STATE_CB(_on_state_py)
+
+
+def _on_started_py(req_ptr: Optional[int], ctx: Optional[int]) -> None:
     req = _request_of(ctx)
     if req is not None:
         req._deliver(req._cb_started)
 
 
-@_ffi.RESPONSE_CB
-def _on_response(req_ptr: Optional[int], resp_ptr: Optional[int], ctx: Optional[int]) -> None:
+_on_started = _ffi.STARTED_CB(_on_started_py)
+
+
+def _on_response_py(req_ptr: Optional[int], resp_ptr: Optional[int], ctx: Optional[int]) -> None:
     req = _request_of(ctx)
     if req is not None:
         req._deliver(req._cb_response, resp_ptr)
 
 
-@_ffi.FAILED_CB
-def _on_failed(req_ptr: Optional[int], error: Any, resp_ptr: Optional[int], ctx: Optional[int]) -> None:
+_on_response = _ffi.RESPONSE_CB(_on_response_py)
+
+
+def _on_failed_py(req_ptr: Optional[int], error: Any, resp_ptr: Optional[int], ctx: Optional[int]) -> None:
     req = _request_of(ctx)
     if req is not None:
         req._deliver(req._cb_failed, error, resp_ptr)
 
 
-@_ffi.FINISHED_CB
-def _on_finished(req_ptr: Optional[int], ctx: Optional[int]) -> None:
+_on_failed = _ffi.FAILED_CB(_on_failed_py)
+
+
+def _on_finished_py(req_ptr: Optional[int], ctx: Optional[int]) -> None:
     req = _request_of(ctx)
     if req is not None:
         req._deliver(req._cb_finished)
 
 
-@_ffi.COMPLETION_CB
-def _on_completion(req_ptr: Optional[int], resp_ptr: Optional[int], error: Any, ctx: Optional[int]) -> None:
+_on_finished = _ffi.FINISHED_CB(_on_finished_py)
+
+
+def _on_completion_py(req_ptr: Optional[int], resp_ptr: Optional[int], error: Any, ctx: Optional[int]) -> None:
     req = _live.pop(ctx, None) if ctx else None  # the last callback of the request
     if req is not None:
         req._deliver(req._cb_completion, resp_ptr, error)
+
+
+_on_completion = _ffi.COMPLETION_CB(_on_completion_py)
 
 
 _DELEGATE = _ffi.RequestDelegateStruct(_ffi.REQUEST_DELEGATE_VERSION, _on_started, _on_response, _on_failed,

@@ -152,7 +152,7 @@ def _prepare(o: Any, types: Optional[dict[str, Optional[str]]]) -> Any:
     """Ints above 2**53 and Int64-typed ints as strings (IEEE754Compatible); floats that JSON
     cannot spell as the strings OData uses."""
     if isinstance(o, dict):
-        out = {}
+        out: dict[str, Any] = {}
         for k, v in o.items():
             t = types.get(k) if types else None
             if isinstance(v, bool) or v is None:
@@ -266,7 +266,8 @@ class TypeCache:
                          head, params, top=True)
 
     def _type_level(self, shape: str, entities: Sequence[dict[str, Any]], url_for: Callable[[list[str]], str],
-                    prefix: str, head: str, params: str, top: bool, expand: Optional[str] = None) -> None:
+                    prefix: str, head: str, params: str, top: bool, expand: Optional[str] = None,
+                    in_expand: bool = False) -> None:
         scalars: dict[str, None] = {}
         objects: dict[str, None] = {}
         lists: dict[str, None] = {}
@@ -283,9 +284,12 @@ class TypeCache:
         if scalars:
             names = list(scalars)
             types = self._lookup(shape, lambda ns: url_for([prefix + n for n in ns]), names,
-                                 (expand + "[]/" if expand else "") + prefix, expand)
-            convs = {n: converter_for(t) for n, t in types.items()}
-            convs = {n: f for n, f in convs.items() if f is not None}
+                                 (expand + "[]/" if expand else "") + prefix, expand if in_expand else None)
+            convs: dict[str, Converter] = {}
+            for n, t in types.items():
+                fn = converter_for(t)
+                if fn is not None:
+                    convs[n] = fn
             if convs:
                 for e in entities:
                     for n, f in convs.items():
@@ -297,7 +301,7 @@ class TypeCache:
                                 pass
         for name in objects:  # complex values and expanded to-one navigation: $orderby=N/P
             inner = [e[name] for e in entities if isinstance(e.get(name), dict)]
-            self._type_level(shape, inner, url_for, prefix + name + "/", head, params, False, expand)
+            self._type_level(shape, inner, url_for, prefix + name + "/", head, params, False, expand, in_expand)
         if not top or expand is not None:
             return
         for name in lists:  # expanded to-many navigation (lists of primitives stay as they are)
@@ -308,7 +312,7 @@ class TypeCache:
             if self._version == 4:
                 def nested(exprs: list[str], n: str = name) -> str:
                     return base + "$expand=" + n + "($orderby=" + ",".join(exprs) + ")"
-                self._type_level(shape, inner, nested, "", head, params, False, name)
+                self._type_level(shape, inner, nested, "", head, params, False, name, True)
             else:  # V2 has no nested options: the navigation's own path, when it is one entity's
                 nav = head + "/" + name + "?" + (params + "&" if params else "")
 
