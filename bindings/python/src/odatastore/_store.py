@@ -1179,21 +1179,19 @@ class Store:
             yield page
             next_path = page.next_link
 
-    def create(self, path: str, entity: Mapping[str, Any], **options: Any) -> Optional[Entity]:
-        """POST ``entity`` to the collection ``path``; returns the created entity as the
-        service sent it (None when it answered 204)."""
-        result = self.execute(Mode.CREATE, path, dict(entity) if not isinstance(entity, dict) else entity,
-                              **options)
-        return result if isinstance(result, Entity) or result is None else None
+    def create(self, path: str, entity: Union[Mapping[str, Any], str, bytes], **options: Any) -> Optional[Entity]:
+        """POST ``entity`` (a mapping, or JSON text in the canonical shape) to the collection
+        ``path``; returns the created entity as the service sent it (None when it answered 204)."""
+        result = self.execute(Mode.CREATE, path, _body(entity), **options)
+        return result if isinstance(result, Entity) else None
 
-    def update(self, path: str, changes: Mapping[str, Any], *, etag: Optional[str] = None,
+    def update(self, path: str, changes: Union[Mapping[str, Any], str, bytes], *, etag: Optional[str] = None,
                replace: bool = False, **options: Any) -> Optional[Entity]:
         """Changes the entity at ``path``: merge (PATCH on V4, MERGE on V2) by default, full
         replacement (PUT) with ``replace=True``. ``etag`` (or ``changes.etag`` when it is an
         :class:`Entity`) is sent as If-Match; "*" matches any version."""
         mode = Mode.UPDATE_PUT if replace else Mode.UPDATE
-        body = changes if isinstance(changes, dict) else dict(changes)
-        result = self.execute(mode, path, body, etag=etag, **options)
+        result = self.execute(mode, path, _body(changes), etag=etag, **options)
         return result if isinstance(result, Entity) else None
 
     def delete(self, path: str, *, etag: Optional[str] = None, **options: Any) -> None:
@@ -1237,16 +1235,16 @@ class Store:
         """:meth:`read`, awaited."""
         return await self.execute_async(Mode.READ, path, **options)
 
-    async def create_async(self, path: str, entity: Mapping[str, Any], **options: Any) -> Optional[Entity]:
+    async def create_async(self, path: str, entity: Union[Mapping[str, Any], str, bytes],
+                           **options: Any) -> Optional[Entity]:
         """:meth:`create`, awaited."""
-        result = await self.execute_async(Mode.CREATE, path, dict(entity), **options)
+        result = await self.execute_async(Mode.CREATE, path, _body(entity), **options)
         return result if isinstance(result, Entity) else None
 
-    async def update_async(self, path: str, changes: Mapping[str, Any], *, etag: Optional[str] = None,
-                           replace: bool = False, **options: Any) -> Optional[Entity]:
+    async def update_async(self, path: str, changes: Union[Mapping[str, Any], str, bytes], *,
+                           etag: Optional[str] = None, replace: bool = False, **options: Any) -> Optional[Entity]:
         """:meth:`update`, awaited."""
-        body = changes if isinstance(changes, dict) else dict(changes)
-        result = await self.execute_async(Mode.UPDATE_PUT if replace else Mode.UPDATE, path, body,
+        result = await self.execute_async(Mode.UPDATE_PUT if replace else Mode.UPDATE, path, _body(changes),
                                           etag=etag, **options)
         return result if isinstance(result, Entity) else None
 
@@ -1259,6 +1257,14 @@ class Store:
         """:meth:`call`, awaited."""
         return await self.execute_async(Mode.FUNCTION, path,
                                         dict(parameters) if parameters is not None else None, **options)
+
+
+def _body(data: Union[Mapping[str, Any], str, bytes]) -> Any:
+    if isinstance(data, (str, bytes, dict)):
+        return data
+    if isinstance(data, Mapping):
+        return dict(data)
+    raise TypeError(f"a request body is a mapping or JSON text, not {type(data).__name__}")
 
 
 class _Use:
