@@ -193,3 +193,32 @@ def test_library_missing_is_a_clear_import_error():
                             timeout=60)
     assert result.returncode == 0, result.stderr
     assert "ImportError: cannot load $ODATASTORE_LIBRARY=/nonexistent/libodatastore.so" in result.stdout
+
+
+def test_store_collected_on_its_own_callback_thread(v4_server):
+    # The only references to the store are dropped inside its callback: it is closed from
+    # another thread (the library refuses a close from its own callback).
+    import threading
+    closed = threading.Event()
+    holder = {}
+
+    def on_state(store, state, error):
+        if state == odatastore.StoreState.CLOSED:
+            closed.set()
+
+    def completion(request, response, error):
+        holder.clear()  # the store's last reference goes here, on the callback thread
+        request.store = None
+
+    store = odatastore.Store(v4_server.url, on_state=on_state)
+    holder["store"] = store
+    req = store.request("READ", "Products(1)", on_complete=completion)
+    ref = weakref.ref(store)
+    del store
+    req.start()
+    assert req._done.wait(BOUND)
+    del req
+    gc.collect()
+    assert closed.wait(BOUND)
+    gc.collect()
+    assert ref() is None

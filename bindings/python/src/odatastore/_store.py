@@ -954,10 +954,17 @@ class Store:
     def __del__(self) -> None:
         if getattr(self, "_handle", None) is None:
             return
-        if self._in_callback():  # cannot close from our own callback: do it on another thread
-            threading.Thread(target=self._close_quietly, name="odatastore-close").start()
-        else:
-            self._close_quietly()
+        try:
+            if not self._in_callback():
+                self.close()
+                return
+        except StateError:  # the library refuses: we are inside one of its callbacks
+            pass
+        except BaseException:
+            return
+        # Collected on the store's own callback thread: close it from another thread (this
+        # one returns to the library, which then lets the close join it).
+        threading.Thread(target=self._close_quietly, name="odatastore-close").start()
 
     def _close_quietly(self) -> None:
         try:
@@ -1116,7 +1123,14 @@ class Store:
             version = self.odata_version
             if version == 0:
                 return None
-            self._types = _values.TypeCache(self._check_json, version)
+            # a weak method: a cycle store -> cache -> store would leave the store to the
+            # cyclic GC, which clears weak references (and so state callbacks) before __del__
+            check = weakref.WeakMethod(self._check_json)
+
+            def checked(url: str) -> Optional[dict[str, Any]]:
+                method = check()
+                return method(url) if method is not None else None
+            self._types = _values.TypeCache(checked, version)
         return self._types
 
     def _type_response(self, request: Request, response: Response) -> None:
