@@ -1,0 +1,224 @@
+"""odatastore binding: errors and their builtin bases, closing (twice, with requests in
+flight), objects collected in any order, interpreter exit with requests in flight."""
+import gc
+import os
+import subprocess
+import sys
+import textwrap
+import weakref
+
+import pytest
+
+import odatastore
+from conftest import BINDING_SRC, ROOT, free_port
+
+BOUND = 30
+
+
+def test_every_status_has_a_class_with_its_builtin_base():
+    bases = {
+        odatastore.EINVAL: ValueError, odatastore.ENOMEM: MemoryError, odatastore.ESTATE: RuntimeError,
+        odatastore.ENOTFOUND: KeyError, odatastore.ETIMEOUT: TimeoutError, odatastore.EOFFLINE: ConnectionError,
+        odatastore.ETLS: ConnectionError, odatastore.EIO: OSError, odatastore.EUNAUTHORIZED: PermissionError,
+        odatastore.EFORBIDDEN: PermissionError, odatastore.EUNSUPPORTED: NotImplementedError,
+        odatastore.ESYNTAX: ValueError, odatastore.ENOTINSCOPE: LookupError,
+    }
+    from odatastore import _errors
+    for code in range(-21, 0):
+        err = _errors.make(code, "message", http_status=0)
+        assert isinstance(err, odatastore.Error) and err.code == code
+        assert err.code_name.startswith("ODS_") and str(err) == "message"
+        if code in bases:
+            assert isinstance(err, bases[code]), err.code_name
+        assert odatastore.strerror(code) != "unknown status"
+    import pickle
+    again = pickle.loads(pickle.dumps(_errors.make(odatastore.ENOTFOUND, "gone", http_status=404, odata_code="X")))
+    assert type(again) is odatastore.NotFoundError and again.http_status == 404 and again.odata_code == "X"
+
+
+def test_error_carries_the_service_error(v4_server):
+    with odatastore.Store(v4_server.url) as store:
+        with pytest.raises(odatastore.HTTPError) as e:
+            store.read("Products?$filter=NoSuchProperty eq 1")
+    err = e.value
+    assert err.http_status == 400 and err.code == odatastore.EHTTP and err.code_name == "ODS_EHTTP"
+    assert err.odata_code and err.odata_message and err.response.status == 400
+    assert "error" in err.response.json()
+
+
+def test_offline_server_is_a_connection_error():
+    port = free_port()  # nothing listens there
+    with odatastore.Store(f"http://127.0.0.1:{port}/odata/", connect_timeout=5) as store:
+        with pytest.raises(odatastore.OfflineError) as e:
+            store.read("Products(1)")
+        assert isinstance(e.value, ConnectionError)
+        with pytest.raises(odatastore.OfflineError):
+            store.wait_open(BOUND)  # the store failed to open: the open error
+        assert store.state == odatastore.StoreState.FAILED
+
+
+def test_offline_and_mixed_stores_are_not_in_this_release(tmp_path):
+    for kwargs in ({"mode": "offline"}, {"mode": "mixed"},
+                   {"store_path": str(tmp_path / "s.db"), "defining_requests": ["Products"]}):
+        with pytest.raises(odatastore.UnsupportedError) as e:
+            odatastore.Store("http://127.0.0.1:1/odata/", **kwargs)
+        assert e.value.code == odatastore.EUNSUPPORTED and isinstance(e.value, NotImplementedError)
+    with pytest.raises(odatastore.InvalidArgumentError):
+        odatastore.Store("http://127.0.0.1:1/odata/", mode="online", store_path="x.db")
+
+
+def test_invalid_arguments():
+    with pytest.raises(odatastore.InvalidArgumentError) as e:
+        odatastore.Store("ftp://nowhere/")
+    assert isinstance(e.value, ValueError) and e.value.code == odatastore.EINVAL
+    for bad in ({"dispatch": "fast"}, {"mode": "sideways"}, {"odata_version": 3}, {"timeout": -1},
+                {"username": "u", "bearer_token": "t"}, {"max_connections": -2}):
+        with pytest.raises(odatastore.InvalidArgumentError):
+            odatastore.Store("http://127.0.0.1:1/odata/", **bad)
+    with odatastore.Store("http://127.0.0.1:1/odata/") as store:
+        with pytest.raises(odatastore.InvalidArgumentError):
+            store.request("SHOUT", "Products")
+        with pytest.raises(odatastore.InvalidArgumentError):
+            store.request("READ", "Products\0")
+
+
+def test_version_check():
+    from odatastore import _ffi
+    _ffi.check_version(_ffi.EXPECTED_VERSION_NUMBER)
+    _ffi.check_version(_ffi.EXPECTED_VERSION_NUMBER + 1001)
+    for wrong in (1_000_000, 2_001_000, _ffi.EXPECTED_VERSION_NUMBER - 1):
+        with pytest.raises(ImportError, match="does not suit"):
+            _ffi.check_version(wrong)
+
+
+def test_close_twice_and_use_after_close(v4_server):
+    store = odatastore.Store(v4_server.url)
+    assert store.read("Products(1)")["ID"] == 1
+    store.close()
+    store.close()
+    assert store.closed and store.state == odatastore.StoreState.CLOSED
+    with pytest.raises(odatastore.ClosedError):
+        store.read("Products(1)")
+    with pytest.raises(odatastore.ClosedError):
+        store.submit("READ", "Products(1)")
+
+
+def test_close_with_requests_in_flight(v4_proxy):
+    v4_proxy.fault(mode="slow", delay_ms=20000, match="Products(2", count=-1)
+    try:
+        store = odatastore.Store(v4_proxy.url)
+        store.wait_open(BOUND)
+        futures = [store.submit("READ", f"Products({20 + i})") for i in range(6)]
+        started = [store.request("READ", "Products(27)").start() for _ in range(2)]
+        store.close()  # cancels and delivers every last callback before it returns
+        for f in futures:
+            assert f.done() and isinstance(f.exception(0), odatastore.CancelledError)
+        for r in started:
+            assert r.done and r.state == odatastore.RequestState.CANCELLED
+            with pytest.raises(odatastore.CancelledError):
+                r.result(0)
+    finally:
+        v4_proxy.clear()
+
+
+def test_objects_collected_in_any_order(v4_server):
+    # A request keeps its store alive; dropping the store first leaves the request usable.
+    store = odatastore.Store(v4_server.url)
+    ref = weakref.ref(store)
+    req = store.request("READ", "Products(4)")
+    fut = store.submit("READ", "Products(5)")
+    del store
+    gc.collect()
+    assert ref() is not None
+    assert req.result(BOUND)["ID"] == 4 and fut.result(BOUND)["ID"] == 5
+    del req, fut
+    gc.collect()
+    assert ref() is None  # collected, and closed on the way (no thread left behind)
+
+    # Futures without their requests or store: started requests run to the end.
+    store = odatastore.Store(v4_server.url)
+    fut = store.submit("READ", "Products(6)")
+    del store
+    gc.collect()
+    assert fut.result(BOUND)["ID"] == 6
+    del fut
+    gc.collect()
+
+    # Store and unstarted request dropped together, in a cycle.
+    store = odatastore.Store(v4_server.url)
+    req = store.request("READ", "Products(7)")
+    store.cycle = req
+    del store, req
+    gc.collect()
+
+    # Response and entities outlive everything.
+    with odatastore.Store(v4_server.url) as store:
+        req = store.request("READ", "Products(8)")
+        req.result(BOUND)
+    resp = req.response
+    del req, store
+    gc.collect()
+    assert resp.data["ID"] == 8 and resp.status == 200
+
+
+def run_script(code, timeout=60):
+    env = dict(os.environ, PYTHONPATH=str(BINDING_SRC))
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], env=env, cwd=ROOT,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def test_interpreter_exit_with_requests_in_flight(v4_proxy):
+    v4_proxy.fault(mode="slow", delay_ms=20000, match="Products(3", count=-1)
+    try:
+        for dispatch in ("thread", "queue"):
+            result = run_script(f"""
+                import odatastore
+                store = odatastore.Store({v4_proxy.url!r}, dispatch={dispatch!r})
+                futures = [store.submit("READ", f"Products({{30 + i}})") for i in range(8)]
+                req = store.request("READ", "Products(39)", on_complete=lambda r, resp, err: print("done", type(err).__name__))
+                req.start()
+                print("exiting", flush=True)
+                """)
+            assert result.returncode == 0, result.stderr
+            assert "exiting" in result.stdout and "done CancelledError" in result.stdout
+    finally:
+        v4_proxy.clear()
+
+
+def test_library_missing_is_a_clear_import_error():
+    env_missing = dict(os.environ, ODATASTORE_LIBRARY="/nonexistent/libodatastore.so")
+    result = subprocess.run([sys.executable, "-c", "import odatastore\ntry:\n    odatastore.version()\n"
+                             "except ImportError as e:\n    print('ImportError:', e)"],
+                            env=dict(env_missing, PYTHONPATH=str(BINDING_SRC)), capture_output=True, text=True,
+                            timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert "ImportError: cannot load $ODATASTORE_LIBRARY=/nonexistent/libodatastore.so" in result.stdout
+
+
+def test_store_collected_on_its_own_callback_thread(v4_server):
+    # The only references to the store are dropped inside its callback: it is closed from
+    # another thread (the library refuses a close from its own callback).
+    import threading
+    closed = threading.Event()
+    holder = {}
+
+    def on_state(store, state, error):
+        if state == odatastore.StoreState.CLOSED:
+            closed.set()
+
+    def completion(request, response, error):
+        holder.clear()  # the store's last reference goes here, on the callback thread
+        request.store = None
+
+    store = odatastore.Store(v4_server.url, on_state=on_state)
+    holder["store"] = store
+    req = store.request("READ", "Products(1)", on_complete=completion)
+    ref = weakref.ref(store)
+    del store
+    req.start()
+    assert req._done.wait(BOUND)
+    del req
+    gc.collect()
+    assert closed.wait(BOUND)
+    gc.collect()
+    assert ref() is None

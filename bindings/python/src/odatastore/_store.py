@@ -1,0 +1,1321 @@
+"""Store, Request, Response and Entity over the C API."""
+from __future__ import annotations
+
+import asyncio
+import atexit
+import concurrent.futures
+import ctypes
+import enum
+import itertools
+import json
+import threading
+import time
+import weakref
+from typing import Any, Callable, Iterator, Mapping, Optional, Protocol, Sequence, Union
+
+from . import _errors, _ffi, _values
+from ._errors import ClosedError, Error, InvalidArgumentError, StateError
+
+# ---------------------------------------------------------------------------------------
+# Enumerations (values are the C ones)
+# ---------------------------------------------------------------------------------------
+
+
+class Mode(enum.IntEnum):
+    """The operation a request performs (``ods_mode``)."""
+
+    READ = 1
+    CREATE = 2
+    UPDATE = 3          #: partial update: MERGE on V2, PATCH on V4
+    UPDATE_PUT = 4      #: full replacement with PUT
+    UPDATE_MERGE = 5    #: the V2 MERGE verb (PATCH on V4)
+    UPDATE_PATCH = 6
+    DELETE = 7
+    FUNCTION = 8        #: function or action import; GET or POST as $metadata says
+
+
+class StoreState(enum.IntEnum):
+    """``ods_store_state``."""
+
+    OPENING = 1
+    OPEN = 2
+    CLOSING = 3
+    CLOSED = 4
+    FAILED = 5
+
+
+class RequestState(enum.IntEnum):
+    """``ods_request_state``."""
+
+    NEW = 1
+    WAITING = 2
+    RUNNING = 3
+    FINISHED = 4
+    FAILED = 5
+    CANCELLED = 6
+
+
+_KINDS = {"online": 0, "offline": 1, "mixed": 2}
+_DISPATCH = {"thread": 0, "queue": 1}
+
+ModeLike = Union[Mode, int, str]
+
+
+def _mode(mode: ModeLike) -> Mode:
+    if isinstance(mode, str):
+        try:
+            return Mode[mode.upper()]
+        except KeyError:
+            raise InvalidArgumentError(f"unknown mode {mode!r}; one of {', '.join(m.name for m in Mode)}",
+                                       _errors.EINVAL) from None
+    try:
+        return Mode(mode)
+    except ValueError:
+        raise InvalidArgumentError(f"unknown mode {mode!r}", _errors.EINVAL) from None
+
+
+def _c(text: Optional[str]) -> Optional[bytes]:
+    if text is None:
+        return None
+    if "\0" in text:
+        raise InvalidArgumentError("strings passed to odatastore must not contain NUL", _errors.EINVAL)
+    return text.encode("utf-8")
+
+
+# ---------------------------------------------------------------------------------------
+# Data
+# ---------------------------------------------------------------------------------------
+
+
+class Entity(dict[str, Any]):
+    """An entity: its properties as a dict, its ETag (``@odata.etag``) in :attr:`etag`.
+
+    Passing an Entity back to :meth:`Store.update` or :meth:`Store.delete` sends its ETag as
+    ``If-Match``.
+    """
+
+    __slots__ = ("etag",)
+    etag: Optional[str]
+
+    def __init__(self, *args: Any, etag: Optional[str] = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        tag = self.pop("@odata.etag", None)
+        self.etag = etag if etag is not None else tag
+
+    def __repr__(self) -> str:
+        return f"Entity({dict.__repr__(self)}, etag={self.etag!r})"
+
+    def __reduce__(self) -> Any:
+        return (_make_entity, (dict(self), self.etag))
+
+    def copy(self) -> "Entity":
+        return Entity(self, etag=self.etag)
+
+
+def _make_entity(data: dict[str, Any], etag: Optional[str]) -> Entity:
+    return Entity(data, etag=etag)
+
+
+class EntityList(list[Entity]):
+    """A page of entities, with the collection's ``@odata.count`` (``total_count``, when asked for
+    with ``$count=true`` / ``$inlinecount=allpages``), its next-page link (``next_link``; pass
+    it to :meth:`Store.read` for the next page) and delta link."""
+
+    total_count: Optional[int]
+    next_link: Optional[str]
+    delta_link: Optional[str]
+
+    def __init__(self, items: Sequence[Entity] = (), total_count: Optional[int] = None,
+                 next_link: Optional[str] = None, delta_link: Optional[str] = None) -> None:
+        super().__init__(items)
+        self.total_count = total_count
+        self.next_link = next_link
+        self.delta_link = delta_link
+
+    def __repr__(self) -> str:
+        return f"EntityList({list.__repr__(self)}, total_count={self.total_count!r}, next_link={self.next_link!r})"
+
+
+def _entity_hook(obj: dict[str, Any]) -> dict[str, Any]:
+    return Entity(obj) if "@odata.etag" in obj else obj
+
+
+class Response:
+    """A service response, copied out of the library (safe to keep after the callback).
+
+    Attributes:
+        status: HTTP status (200, 201, 204...).
+        headers: the response headers as (name, value) pairs, in order.
+        json_text: the payload in the library's canonical JSON shape ("" without one).
+        body: the raw response body as received.
+        etag, next_link: the ETag and next-page link, or None.
+        count: ``$count`` / inline count, or None.
+        entity_count: number of entities (collection length, 1 for one entity, else 0).
+    """
+
+    __slots__ = ("status", "headers", "json_text", "body", "etag", "next_link", "count",
+                 "entity_count", "_data", "_has_data")
+
+    status: int
+    headers: list[tuple[str, str]]
+    json_text: str
+    body: bytes
+    etag: Optional[str]
+    next_link: Optional[str]
+    count: Optional[int]
+    entity_count: int
+
+    def __init__(self, status: int, headers: list[tuple[str, str]], json_text: str, body: bytes,
+                 etag: Optional[str], next_link: Optional[str], count: Optional[int], entity_count: int) -> None:
+        self.status = status
+        self.headers = headers
+        self.json_text = json_text
+        self.body = body
+        self.etag = etag
+        self.next_link = next_link
+        self.count = count
+        self.entity_count = entity_count
+        self._data: Any = None
+        self._has_data = False
+
+    @classmethod
+    def _copy(cls, lib: ctypes.CDLL, ptr: int) -> "Response":
+        """Copies a BORROWED ods_response (inside the callback that lent it)."""
+        size = ctypes.c_size_t()
+        jptr = lib.ods_response_json(ptr, ctypes.byref(size))
+        json_text = ctypes.string_at(jptr, size.value).decode("utf-8") if jptr and size.value else ""
+        bptr = lib.ods_response_body(ptr, ctypes.byref(size))
+        body = ctypes.string_at(bptr, size.value) if bptr and size.value else b""
+        headers = []
+        name = ctypes.c_char_p()
+        value = ctypes.c_char_p()
+        for i in range(lib.ods_response_header_count(ptr)):
+            if lib.ods_response_header_at(ctypes.byref(name), ctypes.byref(value), ptr, i) == 0:
+                headers.append((_ffi.text(name.value) or "", _ffi.text(value.value) or ""))
+        count = lib.ods_response_count(ptr)
+        return cls(lib.ods_response_status(ptr), headers, json_text, body, _ffi.text(lib.ods_response_etag(ptr)),
+                   _ffi.text(lib.ods_response_next_link(ptr)), count if count >= 0 else None,
+                   lib.ods_response_entity_count(ptr))
+
+    def header(self, name: str) -> Optional[str]:
+        """The first header of that name (case-insensitive), or None."""
+        lower = name.lower()
+        for n, v in self.headers:
+            if n.lower() == lower:
+                return v
+        return None
+
+    def json(self) -> Any:
+        """The canonical JSON payload parsed with :func:`json.loads` (untyped), or None."""
+        return json.loads(self.json_text) if self.json_text else None
+
+    @property
+    def data(self) -> Any:
+        """The result, typed: an :class:`EntityList` for a collection, an :class:`Entity` for
+        one entity, the value for a ``{"value": ...}`` result, None without a payload."""
+        return self._data if self._has_data else self._parse(None, None)
+
+    def _parse(self, types: Optional[_values.TypeCache], path: Optional[str]) -> Any:
+        if self._has_data:
+            return self._data
+        data: Any = None
+        if self.json_text:
+            hook = _entity_hook if '"@odata.etag"' in self.json_text else None
+            obj = json.loads(self.json_text, object_hook=hook)
+            if isinstance(obj, dict) and isinstance(obj.get("value"), list) and not (
+                    self.entity_count == 1 and not isinstance(obj, Entity) and "@odata.count" not in obj
+                    and len(obj["value"]) != 1):
+                items = obj["value"]
+                if all(isinstance(x, dict) for x in items):
+                    entities = [x if isinstance(x, Entity) else Entity(x) for x in items]
+                    if types is not None and path is not None:
+                        types.type_entities(path, entities)
+                    count = obj.get("@odata.count")
+                    data = EntityList(entities, count if isinstance(count, int) else self.count,
+                                      obj.get("@odata.nextLink"), obj.get("@odata.deltaLink"))
+                else:
+                    data = items
+            elif isinstance(obj, dict) and self.entity_count == 0 and "value" in obj and all(
+                    k == "value" or k.startswith("@") for k in obj):
+                data = obj["value"]
+            elif isinstance(obj, dict):
+                entity = obj if isinstance(obj, Entity) else Entity(obj)
+                if entity.etag is None and self.etag is not None:
+                    entity.etag = self.etag
+                if types is not None and path is not None:
+                    types.type_entities(path, [entity])
+                data = entity
+            else:
+                data = obj
+        self._data = data
+        self._has_data = True
+        return data
+
+    def __repr__(self) -> str:
+        return f"<Response {self.status} {len(self.json_text)} bytes of JSON>"
+
+
+# ---------------------------------------------------------------------------------------
+# Delegates
+# ---------------------------------------------------------------------------------------
+
+
+class RequestDelegate:
+    """Base class for request delegates (``ods_request_delegate``): override what you need.
+
+    Callbacks arrive one at a time per store, on the store's callback thread (dispatch
+    "thread") or on the thread that dispatches (dispatch "queue"), in order: ``started``,
+    ``response`` (zero or more), then exactly one of ``finished`` / ``failed``. An exception
+    raised here becomes the request's outcome (its future's exception, raised by ``result()``).
+    """
+
+    def started(self, request: "Request") -> None:
+        """The request was sent."""
+
+    def response(self, request: "Request", response: Response) -> None:
+        """The service answered with success."""
+
+    def failed(self, request: "Request", error: Error, response: Optional[Response]) -> None:
+        """Terminal: the request failed or was cancelled."""
+
+    def finished(self, request: "Request") -> None:
+        """Terminal: the request succeeded."""
+
+
+class StateCallback(Protocol):
+    def __call__(self, store: "Store", state: StoreState, error: Optional[Error]) -> None: ...
+
+
+class CompletionCallback(Protocol):
+    def __call__(self, request: "Request", response: Optional[Response], error: Optional[Error]) -> None: ...
+
+
+# ---------------------------------------------------------------------------------------
+# Callback trampolines (module level: alive as long as the module, so C can always call them)
+# ---------------------------------------------------------------------------------------
+
+_ids = itertools.count(1)
+_live: dict[int, "Request"] = {}                      # started requests, until their last callback
+_stores: "weakref.WeakValueDictionary[int, Store]" = weakref.WeakValueDictionary()
+_tls = threading.local()
+
+
+def _delivering() -> list["Store"]:
+    stack: Optional[list[Store]] = getattr(_tls, "stack", None)
+    if stack is None:
+        stack = _tls.stack = []
+    return stack
+
+
+class _Delivering:
+    """Marks the current thread as delivering a callback of ``store``."""
+
+    __slots__ = ("store",)
+
+    def __init__(self, store: "Store") -> None:
+        self.store = store
+
+    def __enter__(self) -> None:
+        _delivering().append(self.store)
+
+    def __exit__(self, *exc: Any) -> None:
+        _delivering().pop()
+
+
+def _request_of(ctx: Optional[int]) -> Optional["Request"]:
+    return _live.get(ctx) if ctx else None
+
+
+def _on_state_py(store_ptr: Optional[int], state: int, error: Any, ctx: Optional[int]) -> None:
+    try:
+        store = _stores.get(ctx) if ctx else None
+        if store is not None:
+            err = _errors.from_struct(error) if error else None
+            with _Delivering(store):
+                store._state_changed(state, err)
+    except BaseException as e:  # never let an exception cross into C
+        _report_unraisable(e, "odatastore store state callback")
+
+
+_on_state = _ffi.STATE_CB(_on_state_py)
+
+
+def _on_started_py(req_ptr: Optional[int], ctx: Optional[int]) -> None:
+    req = _request_of(ctx)
+    if req is not None:
+        req._deliver(req._cb_started)
+
+
+_on_started = _ffi.STARTED_CB(_on_started_py)
+
+
+def _on_response_py(req_ptr: Optional[int], resp_ptr: Optional[int], ctx: Optional[int]) -> None:
+    req = _request_of(ctx)
+    if req is not None:
+        req._deliver(req._cb_response, resp_ptr)
+
+
+_on_response = _ffi.RESPONSE_CB(_on_response_py)
+
+
+def _on_failed_py(req_ptr: Optional[int], error: Any, resp_ptr: Optional[int], ctx: Optional[int]) -> None:
+    req = _request_of(ctx)
+    if req is not None:
+        req._deliver(req._cb_failed, error, resp_ptr)
+
+
+_on_failed = _ffi.FAILED_CB(_on_failed_py)
+
+
+def _on_finished_py(req_ptr: Optional[int], ctx: Optional[int]) -> None:
+    req = _request_of(ctx)
+    if req is not None:
+        req._deliver(req._cb_finished)
+
+
+_on_finished = _ffi.FINISHED_CB(_on_finished_py)
+
+
+def _on_completion_py(req_ptr: Optional[int], resp_ptr: Optional[int], error: Any, ctx: Optional[int]) -> None:
+    req = _live.pop(ctx, None) if ctx else None  # the last callback of the request
+    if req is not None:
+        req._deliver(req._cb_completion, resp_ptr, error)
+
+
+_on_completion = _ffi.COMPLETION_CB(_on_completion_py)
+
+
+_DELEGATE = _ffi.RequestDelegateStruct(_ffi.REQUEST_DELEGATE_VERSION, _on_started, _on_response, _on_failed,
+                                       _on_finished)
+
+
+def _report_unraisable(exc: BaseException, where: str) -> None:
+    import sys
+    try:
+        sys.unraisablehook(_Unraisable(exc, where))  # type: ignore[arg-type]
+    except BaseException:
+        pass
+
+
+class _Unraisable:
+    def __init__(self, exc: BaseException, where: str) -> None:
+        self.exc_type = type(exc)
+        self.exc_value = exc
+        self.exc_traceback = exc.__traceback__
+        self.err_msg = f"Exception in {where}"
+        self.object = None
+
+
+# ---------------------------------------------------------------------------------------
+# Futures
+# ---------------------------------------------------------------------------------------
+
+
+class RequestFuture(concurrent.futures.Future[Any]):
+    """A :class:`concurrent.futures.Future` for a request: ``cancel()`` cancels the request.
+
+    In a store with dispatch "queue", ``result()`` delivers the store's callbacks while it
+    waits when no event loop on another thread does.
+    """
+
+    request: "Request"
+
+    def __init__(self, request: "Request") -> None:
+        super().__init__()
+        self.request = request
+
+    def cancel(self) -> bool:
+        cancelled = super().cancel()
+        if cancelled:
+            self.request._cancel_quietly()
+        return cancelled
+
+    def _wait(self, timeout: Optional[float]) -> None:
+        self.request.store._wait_for(self.request._done, timeout, self.done)
+
+    def result(self, timeout: Optional[float] = None) -> Any:
+        self._wait(timeout)
+        return super().result(0)
+
+    def exception(self, timeout: Optional[float] = None) -> Optional[BaseException]:
+        self._wait(timeout)
+        return super().exception(0)
+
+
+# ---------------------------------------------------------------------------------------
+# Request
+# ---------------------------------------------------------------------------------------
+
+
+class Request:
+    """One request: created unstarted by :meth:`Store.request`, configured, then started.
+
+    >>> req = store.request("READ", "Products?$top=3", delegate=MyDelegate(), context=screen)
+    >>> req.set_header("Accept-Language", "de")
+    >>> req.start()
+    >>> rows = req.result()        # or req.future, or await req
+
+    A started request keeps itself (and its store) alive until its last callback, so
+    dropping every reference to it does not cancel it; :meth:`cancel` does.
+    """
+
+    def __init__(self, store: "Store", mode: ModeLike, path: str, body: Any = None, *,
+                 etag: Optional[str] = None, headers: Optional[Mapping[str, str]] = None,
+                 all_pages: bool = False, timeout: Optional[float] = None, context: Any = None,
+                 delegate: Optional[RequestDelegate] = None,
+                 on_complete: Optional[CompletionCallback] = None) -> None:
+        lib = store._lib
+        self.store = store
+        self.mode = _mode(mode)
+        self.path = path
+        self.context = context
+        self.delegate = delegate
+        self.on_complete = on_complete
+        self.response: Optional[Response] = None
+        self._error: Optional[BaseException] = None
+        self._callback_raised = False
+        self._failure: Optional[Error] = None
+        self._result: Any = None
+        self._done = threading.Event()
+        self._future: Optional[RequestFuture] = None
+        self._aio: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[Any]]] = []
+        self._lock = threading.Lock()
+        self._started = False
+        self._key = next(_ids)
+        self._handle: Optional[int] = None
+        if isinstance(body, (bytes, str)):
+            body_text: Optional[str] = body.decode("utf-8") if isinstance(body, bytes) else body
+        elif body is None:
+            body_text = None
+        else:
+            if etag is None and isinstance(body, Entity):
+                etag = body.etag
+            body_text = _values.dumps(body, store._write_types(path, body) if isinstance(body, dict) else None)
+        handle = ctypes.c_void_p()
+        with store._use():
+            _errors.check(lib, lib.ods_request_new(ctypes.byref(handle), store._handle, int(self.mode),
+                                                   _c(path), _c(body_text)))
+        self._handle = handle.value
+        _errors.check(lib, lib.ods_request_set_context(self._handle, self._key))
+        _errors.check(lib, lib.ods_request_set_completion(self._handle, _on_completion))
+        if delegate is not None or store._default_delegate is not None:
+            _errors.check(lib, lib.ods_request_set_delegate(self._handle, ctypes.byref(_DELEGATE)))
+        if etag is not None:
+            self.set_etag(etag)
+        for name, value in (headers or {}).items():
+            self.set_header(name, value)
+        if all_pages:
+            _errors.check(lib, lib.ods_request_set_paging(self._handle, 1))
+        if timeout is not None:
+            self.set_timeout(timeout)
+
+    # -- configuration (before start) ----------------------------------------------------
+
+    def set_header(self, name: str, value: Optional[str]) -> None:
+        """Adds a header (replacing one of that name); None removes it. Before start only."""
+        lib = self.store._lib
+        _errors.check(lib, lib.ods_request_set_header(self._handle, _c(name), _c(value)))
+
+    def set_etag(self, etag: Optional[str]) -> None:
+        """The ETag for If-Match ("*" matches any version). Before start only."""
+        lib = self.store._lib
+        _errors.check(lib, lib.ods_request_set_etag(self._handle, _c(etag)))
+
+    def set_timeout(self, seconds: float) -> None:
+        """Time limit for each HTTP exchange, in seconds (0: the store's). Before start only."""
+        if seconds < 0:
+            raise InvalidArgumentError("timeout must not be negative", _errors.EINVAL)
+        lib = self.store._lib
+        _errors.check(lib, lib.ods_request_set_timeout(self._handle, int(round(seconds * 1000))))
+
+    # -- running -----------------------------------------------------------------------
+
+    def start(self) -> "Request":
+        """Starts the request (held until the store is open). Returns self."""
+        lib = self.store._lib
+        with self._lock:
+            if self._started:
+                raise StateError("the request was already started", _errors.ESTATE)
+            self._started = True
+        _live[self._key] = self
+        try:
+            with self.store._use():
+                _errors.check(lib, lib.ods_request_start(self._handle))
+        except BaseException:
+            _live.pop(self._key, None)
+            with self._lock:
+                self._started = False
+            raise
+        return self
+
+    def cancel(self) -> None:
+        """Cancels the started request: it fails with :class:`CancelledError` unless it has
+        already finished (then :class:`StateError`)."""
+        lib = self.store._lib
+        _errors.check(lib, lib.ods_request_cancel(self._handle))
+
+    def _cancel_quietly(self) -> None:
+        try:
+            self.cancel()
+        except Error:
+            pass
+
+    @property
+    def id(self) -> int:
+        """The request's id, unique in its store (for :meth:`Store.cancel`)."""
+        return int(self.store._lib.ods_request_id(self._handle))
+
+    @property
+    def state(self) -> RequestState:
+        return RequestState(self.store._lib.ods_request_get_state(self._handle))
+
+    @property
+    def done(self) -> bool:
+        """Whether the request has had its last callback."""
+        return self._done.is_set()
+
+    @property
+    def future(self) -> RequestFuture:
+        """A :class:`concurrent.futures.Future` of the result (created on first use)."""
+        with self._lock:
+            if self._future is None:
+                self._future = RequestFuture(self)
+                if self._done.is_set():
+                    self._settle_future(self._future)
+            return self._future
+
+    def result(self, timeout: Optional[float] = None) -> Any:
+        """Waits for the request (starting it if needed) and returns its typed result, or
+        raises its error (or the exception a callback of it raised)."""
+        if not self._started:
+            self.start()
+        if not self.store._wait_for(self._done, timeout):
+            raise _errors.make(_errors.ETIMEOUT, f"no result within {timeout} s")
+        if self._error is not None:
+            raise self._error
+        return self._result
+
+    def __await__(self) -> Any:
+        return self._await().__await__()
+
+    async def _await(self) -> Any:
+        loop = asyncio.get_running_loop()
+        fut: asyncio.Future[Any] = loop.create_future()
+        self.store._attach_for_async(loop)
+        with self._lock:
+            settled = self._done.is_set()
+            if not settled:
+                self._aio.append((loop, fut))
+        if settled:
+            self._settle_aio(fut)
+        elif not self._started:
+            self.start()
+        fut.add_done_callback(lambda f: self._cancel_quietly() if f.cancelled() else None)
+        return await fut
+
+    def __repr__(self) -> str:
+        return f"<Request {self.mode.name} {self.path!r}>"
+
+    def __del__(self) -> None:
+        handle, self._handle = getattr(self, "_handle", None), None
+        if handle:
+            try:
+                self.store._lib.ods_request_free(handle)  # never cancels; safe in callbacks
+            except Exception:
+                pass
+
+    # -- callbacks (library thread or dispatching thread) ----------------------------------
+
+    def _deliver(self, fn: Callable[..., None], *args: Any) -> None:
+        try:
+            with _Delivering(self.store):
+                fn(*args)
+        except BaseException as e:  # an exception of a user callback becomes the outcome
+            self._record(e)
+            if fn == self._cb_completion:
+                self._finish()
+
+    def _record(self, exc: BaseException) -> None:
+        """Keeps the first exception a callback raised: it wins over the library's error."""
+        with self._lock:
+            if not self._callback_raised:
+                self._callback_raised = True
+                self._error = exc
+
+    def _delegate(self) -> Optional[RequestDelegate]:
+        return self.delegate if self.delegate is not None else self.store._default_delegate
+
+    def _cb_started(self) -> None:
+        d = self._delegate()
+        if d is not None:
+            d.started(self)
+
+    def _copy_response(self, resp_ptr: Optional[int]) -> Optional[Response]:
+        if not resp_ptr:
+            return None
+        resp = Response._copy(self.store._lib, resp_ptr)
+        return resp
+
+    def _cb_response(self, resp_ptr: Optional[int]) -> None:
+        resp = self._copy_response(resp_ptr)
+        if resp is not None:
+            self.response = resp
+            self.store._type_response(self, resp)
+        d = self._delegate()
+        if d is not None and resp is not None:
+            d.response(self, resp)
+
+    def _cb_failed(self, error: Any, resp_ptr: Optional[int]) -> None:
+        resp = self._copy_response(resp_ptr)
+        err = _errors.from_struct(error, resp)
+        self._failure = err
+        d = self._delegate()
+        if d is not None:
+            d.failed(self, err, resp)
+
+    def _cb_finished(self) -> None:
+        d = self._delegate()
+        if d is not None:
+            d.finished(self)
+
+    def _cb_completion(self, resp_ptr: Optional[int], error: Any) -> None:
+        try:
+            err: Optional[Error] = None
+            resp: Optional[Response] = None
+            if error:
+                err = self._failure
+                if err is None:
+                    resp = self._copy_response(resp_ptr)
+                    err = _errors.from_struct(error, resp)
+                resp = err.response
+            else:
+                resp = self.response
+                if resp is None:
+                    resp = self._copy_response(resp_ptr)
+                    if resp is not None:
+                        self.response = resp
+                        self.store._type_response(self, resp)
+            with self._lock:
+                if self._error is None:
+                    if err is not None:
+                        self._error = err
+                    else:
+                        self._result = resp.data if resp is not None else None
+            if self.on_complete is not None:
+                try:
+                    with _Delivering(self.store):
+                        self.on_complete(self, resp, err)
+                except BaseException as e:
+                    self._record(e)
+        finally:
+            self._finish()
+
+    def _finish(self) -> None:
+        if self._done.is_set():
+            return
+        with self._lock:
+            self._done.set()
+            future = self._future
+            aio, self._aio = self._aio, []
+        if future is not None:
+            self._settle_future(future)
+        for loop, fut in aio:
+            if self.store._on_loop_thread(loop):
+                self._settle_aio(fut)
+            else:
+                try:
+                    loop.call_soon_threadsafe(self._settle_aio, fut)
+                except RuntimeError:  # the loop is closed: nobody awaits any more
+                    pass
+        self.store._request_done(self)
+
+    def _settle_future(self, future: RequestFuture) -> None:
+        try:
+            if self._error is not None:
+                future.set_exception(self._error)
+            else:
+                future.set_result(self._result)
+        except concurrent.futures.InvalidStateError:  # cancelled by its owner
+            pass
+
+    def _settle_aio(self, fut: "asyncio.Future[Any]") -> None:
+        if fut.done():
+            return
+        if self._error is not None:
+            fut.set_exception(self._error)
+        else:
+            fut.set_result(self._result)
+
+
+# ---------------------------------------------------------------------------------------
+# Store
+# ---------------------------------------------------------------------------------------
+
+
+class Store:
+    """An OData store. Today: online (every request over HTTP to ``service_root``).
+
+    >>> with odatastore.Store("http://127.0.0.1:8080/service/") as store:
+    ...     rows = store.read("Customers?$top=3")
+
+    The store opens in the background (loading ``$metadata``); requests made meanwhile wait
+    until it is open. Every method may be called from any thread.
+
+    Args:
+        service_root: http(s) URL of the service root.
+        mode: "online" (default); "offline" and "mixed" are not in this release of the
+            library and raise :class:`UnsupportedError` (given ``store_path`` or
+            ``defining_requests``, the default is "offline").
+        store_path, defining_requests: for offline and mixed stores (not yet available).
+        dispatch: where callbacks run: "thread" (the store's own callback thread), "queue"
+            (whoever calls :meth:`dispatch`, or an asyncio loop through :meth:`fileno`), or
+            "auto" (default): "queue" attached to the running asyncio loop when created in a
+            coroutine, else "thread".
+        odata_version: 2 or 4; None detects it from $metadata.
+        username, password: HTTP Basic authentication.
+        bearer_token: ``Authorization: Bearer`` authentication.
+        headers: sent with every request.
+        ca_bundle: PEM file of trusted CAs (None: the system's); verify=False disables TLS
+            verification (testing only).
+        connect_timeout, timeout: seconds (defaults 10 and 60; ``timeout`` is per exchange).
+        max_connections: parallel connections (default 8).
+        user_agent, csrf_protection, metadata_path: as in ``ods_store_options``.
+        on_state: called with (store, StoreState, error or None) on every state change.
+        typed: convert values to Python types using the service's model (default True).
+    """
+
+    def __init__(self, service_root: str, *, mode: Optional[str] = None, store_path: Optional[str] = None,
+                 defining_requests: Optional[Sequence[str]] = None, dispatch: str = "auto",
+                 odata_version: Optional[int] = None, username: Optional[str] = None,
+                 password: Optional[str] = None, bearer_token: Optional[str] = None,
+                 headers: Optional[Mapping[str, str]] = None, ca_bundle: Optional[str] = None,
+                 verify: bool = True, connect_timeout: Optional[float] = None, timeout: Optional[float] = None,
+                 max_connections: Optional[int] = None, user_agent: Optional[str] = None,
+                 csrf_protection: bool = True, metadata_path: Optional[str] = None,
+                 on_state: Optional[StateCallback] = None, typed: bool = True) -> None:
+        self._handle: Optional[int] = None
+        self._closed = True
+        self._lib = _errors.library()
+        self.service_root = service_root
+        self.on_state = on_state
+        self.typed = typed
+        if mode is None:
+            mode = "offline" if (store_path is not None or defining_requests is not None) else "online"
+        if mode not in _KINDS:
+            raise InvalidArgumentError(f"mode must be 'online', 'offline' or 'mixed', not {mode!r}", _errors.EINVAL)
+        if mode == "online" and (store_path is not None or defining_requests is not None):
+            raise InvalidArgumentError("store_path and defining_requests are for offline and mixed stores",
+                                       _errors.EINVAL)
+        self.mode = mode
+        self.store_path = store_path
+        self.defining_requests = list(defining_requests) if defining_requests is not None else None
+        loop: Optional[asyncio.AbstractEventLoop] = None
+        if dispatch == "auto":
+            try:
+                loop = asyncio.get_running_loop()
+                dispatch = "queue"
+            except RuntimeError:
+                dispatch = "thread"
+        if dispatch not in _DISPATCH:
+            raise InvalidArgumentError(f"dispatch must be 'auto', 'thread' or 'queue', not {dispatch!r}",
+                                       _errors.EINVAL)
+        self.dispatch_mode = dispatch
+        if username is not None and bearer_token is not None:
+            raise InvalidArgumentError("give username/password or bearer_token, not both", _errors.EINVAL)
+        if odata_version not in (None, 2, 4):
+            raise InvalidArgumentError("odata_version must be 2, 4 or None", _errors.EINVAL)
+
+        self._cond = threading.Condition()
+        self._users = 0
+        self._closing = False
+        self._state = StoreState.OPENING
+        self._open_error: Optional[Error] = None
+        self._state_changed_event = threading.Event()
+        self._callback_errors: list[BaseException] = []
+        self._default_delegate: Optional[RequestDelegate] = None
+        self._types: Optional[_values.TypeCache] = None
+        self._loop: Optional[asyncio.AbstractEventLoop] = None
+        self._loop_thread: Optional[int] = None
+        self._fd: Optional[int] = None
+        self._key = next(_ids)
+
+        opts = _ffi.StoreOptions()
+        opts.version = _ffi.STORE_OPTIONS_VERSION
+        opts.kind = _KINDS[mode]
+        opts.service_root = _c(service_root)
+        opts.dispatch = _DISPATCH[dispatch]
+        opts.odata_version = odata_version or 0
+        keep: list[Any] = []
+        if username is not None:
+            opts.auth = 1
+            opts.username = _c(username)
+            opts.password = _c(password or "")
+        elif bearer_token is not None:
+            opts.auth = 2
+            opts.bearer_token = _c(bearer_token)
+        if headers:
+            lines = [_c(f"{k}: {v}") for k, v in headers.items()] + [None]
+            array = (ctypes.c_char_p * len(lines))(*lines)
+            keep.append(array)
+            opts.headers = ctypes.cast(array, ctypes.POINTER(ctypes.c_char_p))
+        opts.ca_bundle = _c(ca_bundle)
+        opts.insecure_skip_tls_verify = 0 if verify else 1
+        opts.connect_timeout_ms = self._ms(connect_timeout, "connect_timeout")
+        opts.request_timeout_ms = self._ms(timeout, "timeout")
+        if max_connections is not None and max_connections < 0:
+            raise InvalidArgumentError("max_connections must not be negative", _errors.EINVAL)
+        opts.max_connections = max_connections or 0
+        opts.user_agent = _c(user_agent)
+        opts.csrf_protection = 0 if csrf_protection else 1
+        opts.metadata_path = _c(metadata_path)
+
+        _stores[self._key] = self
+        handle = ctypes.c_void_p()
+        rc = self._lib.ods_store_open(ctypes.byref(handle), ctypes.byref(opts), _on_state, self._key)
+        if rc < 0:
+            del _stores[self._key]
+            raise _errors.last(self._lib, rc)
+        self._handle = handle.value
+        self._closed = False
+        _open_stores.add(self)
+        if dispatch == "queue":
+            self._fd = _errors.check(self._lib, self._lib.ods_store_fd(self._handle))
+            if loop is not None:
+                self.attach(loop)
+
+    @staticmethod
+    def _ms(seconds: Optional[float], name: str) -> int:
+        if seconds is None:
+            return 0
+        if seconds < 0:
+            raise InvalidArgumentError(f"{name} must not be negative", _errors.EINVAL)
+        return max(1, int(round(seconds * 1000)))
+
+    # -- handle use and closing ---------------------------------------------------------
+
+    def _in_callback(self) -> bool:
+        return self in _delivering()
+
+    def _use(self) -> "_Use":
+        return _Use(self)
+
+    def close(self) -> None:
+        """Cancels the requests in flight (they fail with :class:`CancelledError`), delivers
+        their last callbacks, and releases the store. Callable more than once. Raises the
+        first exception a state callback raised, if any."""
+        if self._in_callback():
+            raise StateError("close() called from a callback of this store", _errors.ESTATE)
+        with self._cond:
+            if self._closed and self._handle is None:
+                return
+            if self._closing:  # closing on another thread: wait for it
+                while self._handle is not None:
+                    self._cond.wait()
+                return
+            self._closing = True
+            while self._users:
+                self._cond.wait()
+        self._detach_loop()
+        handle = self._handle
+        rc = self._lib.ods_store_close(handle)
+        if rc < 0:
+            with self._cond:
+                self._closing = False
+                self._cond.notify_all()
+            raise _errors.last(self._lib, rc)
+        with self._cond:
+            self._handle = None
+            self._closed = True
+            self._cond.notify_all()
+        _open_stores.discard(self)
+        _stores.pop(self._key, None)
+        errors, self._callback_errors = self._callback_errors, []
+        if errors:
+            raise errors[0]
+
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    async def __aenter__(self) -> "Store":
+        if self.dispatch_mode == "queue" and self._loop is None:
+            self.attach(asyncio.get_running_loop())
+        return self
+
+    async def __aexit__(self, *exc: Any) -> None:
+        self.close()
+
+    def __del__(self) -> None:
+        if getattr(self, "_handle", None) is None:
+            return
+        try:
+            if not self._in_callback():
+                self.close()
+                return
+        except StateError:  # the library refuses: we are inside one of its callbacks
+            pass
+        except BaseException:
+            return
+        # Collected on the store's own callback thread: close it from another thread (this
+        # one returns to the library, which then lets the close join it).
+        threading.Thread(target=self._close_quietly, name="odatastore-close").start()
+
+    def _close_quietly(self) -> None:
+        try:
+            self.close()
+        except BaseException:
+            pass
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else self.state.name.lower()
+        return f"<odatastore.Store {self.service_root!r} {self.mode} {state}>"
+
+    # -- state ----------------------------------------------------------------------------
+
+    def _state_changed(self, state: int, error: Optional[Error]) -> None:
+        try:
+            st = StoreState(state)
+        except ValueError:
+            return
+        self._state = st
+        if st == StoreState.FAILED:
+            self._open_error = error
+        if st in (StoreState.OPEN, StoreState.FAILED, StoreState.CLOSED):
+            self._state_changed_event.set()
+        if self.on_state is not None:
+            try:
+                self.on_state(self, st, error)
+            except BaseException as e:
+                self._callback_errors.append(e)
+
+    @property
+    def state(self) -> StoreState:
+        """The store's current state."""
+        if self._handle is None:
+            return StoreState.CLOSED
+        with self._use():
+            return StoreState(_errors.check(self._lib, self._lib.ods_store_get_state(self._handle)))
+
+    @property
+    def odata_version(self) -> int:
+        """The service's OData version (2 or 4), 0 while not yet known."""
+        with self._use():
+            return _errors.check(self._lib, self._lib.ods_store_odata_version(self._handle))
+
+    def wait_open(self, timeout: Optional[float] = None) -> None:
+        """Waits until the store is open; raises the opening error if it failed, or
+        :class:`RequestTimeoutError` after ``timeout`` seconds."""
+        if not self._wait_for(self._state_changed_event, timeout):
+            raise _errors.make(_errors.ETIMEOUT, f"the store did not open within {timeout} s")
+        if self._state == StoreState.FAILED and self._open_error is not None:
+            raise self._open_error
+        if self._closed:
+            raise ClosedError("the store is closed", _errors.ECLOSED)
+
+    # -- dispatch ---------------------------------------------------------------------------
+
+    def fileno(self) -> int:
+        """Queue mode: a descriptor readable while callbacks wait (for select/poll/asyncio)."""
+        if self._fd is None:
+            raise StateError("fileno() is for stores with dispatch='queue'", _errors.ESTATE)
+        return self._fd
+
+    def dispatch(self, timeout: Optional[float] = 0.0) -> int:
+        """Queue mode: delivers waiting callbacks on this thread, waiting up to ``timeout``
+        seconds for the first (None: no limit). Returns how many were delivered."""
+        ms = -1 if timeout is None else int(timeout * 1000)
+        with self._use():
+            return _errors.check(self._lib, self._lib.ods_store_dispatch(self._handle, ms))
+
+    def attach(self, loop: Optional[asyncio.AbstractEventLoop] = None) -> None:
+        """Queue mode: let an asyncio loop deliver the callbacks (``loop.add_reader`` on the
+        store's descriptor). Default: the running loop. Detached by :meth:`close`."""
+        if self._fd is None:
+            raise StateError("attach() is for stores with dispatch='queue'", _errors.ESTATE)
+        loop = loop or asyncio.get_running_loop()
+        if self._loop is loop:
+            return
+        if self._loop is not None and not self._loop.is_closed():
+            raise StateError("the store is attached to another event loop", _errors.ESTATE)
+        self._loop = loop
+        self._loop_thread = threading.get_ident()
+        loop.add_reader(self._fd, self._on_readable)
+
+    def _on_readable(self) -> None:
+        try:
+            with self._use():
+                self._lib.ods_store_dispatch(self._handle, 0)
+        except ClosedError:
+            self._detach_loop()
+
+    def _detach_loop(self) -> None:
+        loop, self._loop = self._loop, None
+        if loop is None or self._fd is None or loop.is_closed():
+            return
+        fd = self._fd
+        if self._loop_thread == threading.get_ident():
+            loop.remove_reader(fd)
+        else:
+            try:
+                loop.call_soon_threadsafe(loop.remove_reader, fd)
+            except RuntimeError:
+                pass
+
+    def _attach_for_async(self, loop: asyncio.AbstractEventLoop) -> None:
+        if self.dispatch_mode == "queue" and self._loop is None:
+            self.attach(loop)
+
+    def _on_loop_thread(self, loop: asyncio.AbstractEventLoop) -> bool:
+        if self._loop is loop and self._loop_thread == threading.get_ident():
+            return True
+        try:
+            return asyncio.get_running_loop() is loop
+        except RuntimeError:
+            return False
+
+    def _wait_for(self, event: threading.Event, timeout: Optional[float],
+                  is_done: Optional[Callable[[], bool]] = None) -> bool:
+        """Waits for ``event`` (or ``is_done()``); in queue mode delivers callbacks meanwhile
+        when no loop on another thread does. Returns False on timeout."""
+        done = is_done or event.is_set
+        if done():
+            return True
+        if self._in_callback():
+            raise StateError("cannot wait for a request inside a callback of the same store "
+                             "(it would never be delivered): use submit(), a callback or await", _errors.ESTATE)
+        deadline = None if timeout is None else time.monotonic() + timeout
+        queue_here = self.dispatch_mode == "queue" and (
+            self._loop is None or self._loop_thread == threading.get_ident())
+        while not done():
+            remaining = None if deadline is None else deadline - time.monotonic()
+            if remaining is not None and remaining <= 0:
+                return done()
+            if queue_here and not self._closing and not self._closed:
+                slice_s = 0.05 if remaining is None else min(0.05, remaining)
+                try:
+                    with self._use():
+                        self._lib.ods_store_dispatch(self._handle, max(1, int(slice_s * 1000)))
+                except ClosedError:
+                    pass
+                continue
+            event.wait(0.05 if is_done is not None else remaining)
+        return True
+
+    # -- typing -----------------------------------------------------------------------------
+
+    def _check_json(self, url: str) -> Optional[dict[str, Any]]:
+        try:
+            result = self.check_url(url)
+        except (_errors.ODataSyntaxError, InvalidArgumentError):
+            return None
+        return result
+
+    def _typecache(self) -> Optional[_values.TypeCache]:
+        if not self.typed:
+            return None
+        if self._types is None:
+            version = self.odata_version
+            if version == 0:
+                return None
+            # a weak method: a cycle store -> cache -> store would leave the store to the
+            # cyclic GC, which clears weak references (and so state callbacks) before __del__
+            check = weakref.WeakMethod(self._check_json)
+
+            def checked(url: str) -> Optional[dict[str, Any]]:
+                method = check()
+                return method(url) if method is not None else None
+            self._types = _values.TypeCache(checked, version)
+        return self._types
+
+    def _type_response(self, request: Request, response: Response) -> None:
+        try:
+            response._parse(self._typecache(), request.path)
+        except (ClosedError, StateError):
+            response._parse(None, None)
+
+    def _write_types(self, path: str, body: dict[str, Any]) -> Optional[dict[str, Optional[str]]]:
+        """Types of the body's properties, so Int64 and Decimal values go out as strings."""
+        names = [k for k, v in body.items() if "@" not in k and not isinstance(v, (dict, list))]
+        if not names or not self.typed or self._state != StoreState.OPEN:
+            return None
+        try:
+            types = self._typecache()
+            return types.property_types(path, names) if types is not None else None
+        except Error:
+            return None
+
+    # -- requests ---------------------------------------------------------------------------
+
+    def request(self, mode: ModeLike, path: str, body: Any = None, *, etag: Optional[str] = None,
+                headers: Optional[Mapping[str, str]] = None, all_pages: bool = False,
+                timeout: Optional[float] = None, context: Any = None,
+                delegate: Optional[RequestDelegate] = None,
+                on_complete: Optional[CompletionCallback] = None) -> Request:
+        """A new, unstarted :class:`Request` (configure it, then ``start()``)."""
+        return Request(self, mode, path, body, etag=etag, headers=headers, all_pages=all_pages,
+                       timeout=timeout, context=context, delegate=delegate, on_complete=on_complete)
+
+    def _request_done(self, request: Request) -> None:
+        pass
+
+    def submit(self, mode: ModeLike, path: str, body: Any = None, **options: Any) -> RequestFuture:
+        """Starts a request and returns a :class:`concurrent.futures.Future` of its typed
+        result (``future.request`` is the :class:`Request`; ``future.cancel()`` cancels it)."""
+        req = self.request(mode, path, body, **options)
+        fut = req.future
+        req.start()
+        return fut
+
+    def execute(self, mode: ModeLike, path: str, body: Any = None, **options: Any) -> Any:
+        """Runs a request and waits for its typed result."""
+        return self.request(mode, path, body, **options).result()
+
+    def read(self, path: str, **options: Any) -> Any:
+        """GET ``path`` (relative to the service root, or a next link). Returns an
+        :class:`EntityList` for a collection, an :class:`Entity` for one entity, the value for
+        a property, ``$count`` or function result. Options: ``all_pages=True`` follows next
+        links and returns every page as one list; ``headers``, ``timeout`` (seconds)."""
+        return self.execute(Mode.READ, path, **options)
+
+    def pages(self, path: str, **options: Any) -> Iterator[EntityList]:
+        """Yields the pages of a collection one by one, following next links."""
+        next_path: Optional[str] = path
+        while next_path:
+            page = self.read(next_path, **options)
+            if not isinstance(page, EntityList):
+                raise InvalidArgumentError(f"{path!r} is not a collection", _errors.EINVAL)
+            yield page
+            next_path = page.next_link
+
+    def create(self, path: str, entity: Union[Mapping[str, Any], str, bytes], **options: Any) -> Optional[Entity]:
+        """POST ``entity`` (a mapping, or JSON text in the canonical shape) to the collection
+        ``path``; returns the created entity as the service sent it (None when it answered 204)."""
+        result = self.execute(Mode.CREATE, path, _body(entity), **options)
+        return result if isinstance(result, Entity) else None
+
+    def update(self, path: str, changes: Union[Mapping[str, Any], str, bytes], *, etag: Optional[str] = None,
+               replace: bool = False, **options: Any) -> Optional[Entity]:
+        """Changes the entity at ``path``: merge (PATCH on V4, MERGE on V2) by default, full
+        replacement (PUT) with ``replace=True``. ``etag`` (or ``changes.etag`` when it is an
+        :class:`Entity`) is sent as If-Match; "*" matches any version."""
+        mode = Mode.UPDATE_PUT if replace else Mode.UPDATE
+        result = self.execute(mode, path, _body(changes), etag=etag, **options)
+        return result if isinstance(result, Entity) else None
+
+    def delete(self, path: str, *, etag: Optional[str] = None, **options: Any) -> None:
+        """DELETE the entity at ``path`` (``etag``: If-Match)."""
+        self.execute(Mode.DELETE, path, etag=etag, **options)
+
+    def call(self, path: str, parameters: Optional[Mapping[str, Any]] = None, **options: Any) -> Any:
+        """Calls a function or action import (GET or POST, as $metadata declares it);
+        ``parameters`` is the action's JSON body."""
+        return self.execute(Mode.FUNCTION, path, dict(parameters) if parameters is not None else None,
+                            **options)
+
+    def cancel(self, request_id: int) -> None:
+        """Cancels the started request with this id (:class:`NotFoundError` when unknown or done)."""
+        with self._use():
+            _errors.check(self._lib, self._lib.ods_store_cancel(self._handle, request_id))
+
+    def set_default_delegate(self, delegate: Optional[RequestDelegate]) -> None:
+        """The delegate of requests that have none of their own (requests made afterwards)."""
+        self._default_delegate = delegate
+
+    def check_url(self, url: str) -> dict[str, Any]:
+        """Parses ``url`` and checks it against the service's $metadata
+        (``ods_store_check_url``); returns the description of docs/cli.md."""
+        out = ctypes.c_void_p()
+        with self._use():
+            _errors.check(self._lib, self._lib.ods_store_check_url(ctypes.byref(out), self._handle, _c(url)))
+        result: dict[str, Any] = json.loads(_ffi.take_owned_string(self._lib, out.value))
+        return result
+
+    # -- asyncio ---------------------------------------------------------------------------
+
+    async def execute_async(self, mode: ModeLike, path: str, body: Any = None, **options: Any) -> Any:
+        """Runs a request and awaits its typed result. With dispatch "queue" the store's
+        descriptor is watched by the running loop (``add_reader``); with "thread" the
+        library's callback thread hands the result to the loop. Cancelling the awaiting
+        task cancels the request."""
+        return await self.request(mode, path, body, **options)
+
+    async def read_async(self, path: str, **options: Any) -> Any:
+        """:meth:`read`, awaited."""
+        return await self.execute_async(Mode.READ, path, **options)
+
+    async def create_async(self, path: str, entity: Union[Mapping[str, Any], str, bytes],
+                           **options: Any) -> Optional[Entity]:
+        """:meth:`create`, awaited."""
+        result = await self.execute_async(Mode.CREATE, path, _body(entity), **options)
+        return result if isinstance(result, Entity) else None
+
+    async def update_async(self, path: str, changes: Union[Mapping[str, Any], str, bytes], *,
+                           etag: Optional[str] = None, replace: bool = False, **options: Any) -> Optional[Entity]:
+        """:meth:`update`, awaited."""
+        result = await self.execute_async(Mode.UPDATE_PUT if replace else Mode.UPDATE, path, _body(changes),
+                                          etag=etag, **options)
+        return result if isinstance(result, Entity) else None
+
+    async def delete_async(self, path: str, *, etag: Optional[str] = None, **options: Any) -> None:
+        """:meth:`delete`, awaited."""
+        await self.execute_async(Mode.DELETE, path, etag=etag, **options)
+
+    async def call_async(self, path: str, parameters: Optional[Mapping[str, Any]] = None,
+                         **options: Any) -> Any:
+        """:meth:`call`, awaited."""
+        return await self.execute_async(Mode.FUNCTION, path,
+                                        dict(parameters) if parameters is not None else None, **options)
+
+
+def _body(data: Union[Mapping[str, Any], str, bytes]) -> Any:
+    if isinstance(data, (str, bytes, dict)):
+        return data
+    if isinstance(data, Mapping):
+        return dict(data)
+    raise TypeError(f"a request body is a mapping or JSON text, not {type(data).__name__}")
+
+
+class _Use:
+    """Counts a use of the store's handle by a thread that is not delivering one of its
+    callbacks, so close() can wait for such uses before the handle is freed."""
+
+    __slots__ = ("store", "counted")
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.counted = False
+
+    def __enter__(self) -> None:
+        store = self.store
+        if store._handle is not None and store._in_callback():
+            return  # close() delivers callbacks before it frees the handle
+        with store._cond:
+            if store._closing or store._handle is None:
+                raise ClosedError("the store is closed", _errors.ECLOSED)
+            store._users += 1
+            self.counted = True
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.counted:
+            store = self.store
+            with store._cond:
+                store._users -= 1
+                if not store._users:
+                    store._cond.notify_all()
+
+
+_open_stores: "weakref.WeakSet[Store]" = weakref.WeakSet()
+
+
+@atexit.register
+def _close_all() -> None:
+    """At interpreter exit, close the stores still open, so no library thread calls into
+    Python while it shuts down (requests in flight get their last callbacks first)."""
+    for store in list(_open_stores):
+        store._close_quietly()

@@ -1,0 +1,321 @@
+"""Python values for OData's Edm types, and the type lookup that decides which to use.
+
+The canonical JSON (docs/json-shape.md) carries Int64 and Decimal as exact strings and dates,
+times, GUIDs and binaries as strings. Typing them needs the service's model, which the C API
+does not expose directly. What it does offer is ``ods_store_check_url``: it parses a request
+URL against the store's $metadata and gives every ``$orderby`` expression its Edm type. So the
+type of property ``P`` of the entities a request ``R`` returns is the type of ``$orderby=P``
+checked on ``R``'s own path (keys and function parameters included); a to-one navigation or
+complex property ``N`` is typed with ``$orderby=N/P``, and a V4 to-many navigation with
+``$expand=N($orderby=P)``. One check per path shape (keys left out) and property set, cached
+by the store. What cannot be typed this way (primitive function results, V2 to-many
+navigation expanded in a collection, collections of primitives) keeps its canonical JSON value.
+"""
+from __future__ import annotations
+
+import base64
+import datetime
+import decimal
+import json
+import math
+import uuid
+from typing import Any, Callable, Optional, Sequence
+
+Converter = Callable[[Any], Any]
+
+
+def _int(v: Any) -> Any:
+    return int(v) if isinstance(v, str) else v
+
+
+def _decimal(v: Any) -> Any:
+    if isinstance(v, str):
+        return decimal.Decimal(v)
+    if isinstance(v, (int, float)):  # a number from a server that ignored IEEE754Compatible
+        return decimal.Decimal(str(v))
+    return v
+
+
+def _float(v: Any) -> Any:
+    if isinstance(v, str):
+        return float({"INF": "inf", "-INF": "-inf", "NaN": "nan"}.get(v, v))
+    return v
+
+
+def _date(v: Any) -> Any:
+    return datetime.date.fromisoformat(v) if isinstance(v, str) else v
+
+
+def _datetime(v: Any) -> Any:
+    if not isinstance(v, str):
+        return v
+    text = v[:-1] + "+00:00" if v.endswith(("Z", "z")) else v
+    value = datetime.datetime.fromisoformat(text)
+    if value.tzinfo is None:  # the canonical shape writes V2 DateTime in UTC with Z
+        value = value.replace(tzinfo=datetime.timezone.utc)
+    return value
+
+
+def _time(v: Any) -> Any:
+    return datetime.time.fromisoformat(v) if isinstance(v, str) else v
+
+
+def _guid(v: Any) -> Any:
+    return uuid.UUID(v) if isinstance(v, str) else v
+
+
+def _binary(v: Any) -> Any:
+    return base64.b64decode(v, validate=True) if isinstance(v, str) else v
+
+
+CONVERTERS: dict[str, Converter] = {
+    "Edm.Int64": _int,
+    "Edm.Decimal": _decimal,
+    "Edm.Double": _float,
+    "Edm.Single": _float,
+    "Edm.Date": _date,
+    "Edm.DateTimeOffset": _datetime,
+    "Edm.DateTime": _datetime,
+    "Edm.TimeOfDay": _time,
+    "Edm.Time": _time,
+    "Edm.Guid": _guid,
+    "Edm.Binary": _binary,
+}
+
+
+def converter_for(edm_type: Optional[str]) -> Optional[Converter]:
+    """The function turning a canonical JSON value of ``edm_type`` into Python, or None."""
+    if not edm_type:
+        return None
+    if edm_type.startswith("Collection(") and edm_type.endswith(")"):
+        inner = CONVERTERS.get(edm_type[11:-1])
+        if inner is None:
+            return None
+        item = inner
+
+        def each(v: Any) -> Any:
+            return [None if x is None else item(x) for x in v] if isinstance(v, list) else v
+        return each
+    return CONVERTERS.get(edm_type)
+
+
+def convert(edm_type: Optional[str], value: Any) -> Any:
+    """``value`` as the Python type for ``edm_type``; unchanged when it is not in the expected
+    form (servers have quirks; the library keeps such values too) or the type needs nothing."""
+    fn = converter_for(edm_type)
+    if fn is None or value is None:
+        return value
+    try:
+        return fn(value)
+    except (ValueError, TypeError, decimal.InvalidOperation):
+        return value
+
+
+# ---------------------------------------------------------------------------------------
+# Python -> canonical JSON
+# ---------------------------------------------------------------------------------------
+
+_SAFE_INT = 2 ** 53
+
+
+def to_json_value(o: Any) -> Any:
+    """``json.dumps`` default: Python values in the canonical shape (Decimal and Int64 as
+    exact strings, ISO 8601 dates and times, GUIDs as text, binary as standard base64)."""
+    if isinstance(o, decimal.Decimal):
+        if not o.is_finite():
+            raise ValueError(f"{o} is not a value of Edm.Decimal")
+        return format(o, "f")
+    if isinstance(o, datetime.datetime):
+        return o.isoformat().replace("+00:00", "Z")
+    if isinstance(o, (datetime.date, datetime.time)):
+        return o.isoformat()
+    if isinstance(o, uuid.UUID):
+        return str(o)
+    if isinstance(o, (bytes, bytearray, memoryview)):
+        return base64.b64encode(bytes(o)).decode("ascii")
+    if isinstance(o, datetime.timedelta):
+        return _duration(o)
+    raise TypeError(f"{type(o).__name__} is not a value odatastore can send")
+
+
+def _duration(d: datetime.timedelta) -> str:
+    sign = "-" if d < datetime.timedelta(0) else ""
+    d = abs(d)
+    seconds = d.seconds + d.microseconds / 1e6
+    hours, rest = divmod(seconds, 3600)
+    minutes, secs = divmod(rest, 60)
+    sec_text = f"{secs:.6f}".rstrip("0").rstrip(".")
+    return f"{sign}P{d.days}DT{int(hours)}H{int(minutes)}M{sec_text}S"
+
+
+def _prepare(o: Any, types: Optional[dict[str, Optional[str]]]) -> Any:
+    """Ints above 2**53 and Int64-typed ints as strings (IEEE754Compatible); floats that JSON
+    cannot spell as the strings OData uses."""
+    if isinstance(o, dict):
+        out: dict[str, Any] = {}
+        for k, v in o.items():
+            t = types.get(k) if types else None
+            if isinstance(v, bool) or v is None:
+                out[k] = v
+            elif isinstance(v, int) and (t == "Edm.Int64" or abs(v) >= _SAFE_INT):
+                out[k] = str(v)
+            elif isinstance(v, (int, float)) and t == "Edm.Decimal":
+                out[k] = to_json_value(decimal.Decimal(str(v)))
+            else:
+                out[k] = _prepare(v, None)
+        return out
+    if isinstance(o, (list, tuple)):
+        return [_prepare(v, None) for v in o]
+    if isinstance(o, float) and not math.isfinite(o):
+        return "NaN" if math.isnan(o) else ("INF" if o > 0 else "-INF")
+    if isinstance(o, int) and not isinstance(o, bool) and abs(o) >= _SAFE_INT:
+        return str(o)
+    return o
+
+
+def dumps(body: Any, types: Optional[dict[str, Optional[str]]] = None) -> str:
+    """A request body (entity, action parameters) as canonical JSON text."""
+    return json.dumps(_prepare(body, types), default=to_json_value, ensure_ascii=False,
+                      separators=(",", ":"), allow_nan=False)
+
+
+# ---------------------------------------------------------------------------------------
+# Type lookup through ods_store_check_url
+# ---------------------------------------------------------------------------------------
+
+def split_request(path: str) -> tuple[str, str]:
+    """(path without query, the query's non-system options joined with '&')."""
+    head, _, query = path.partition("?")
+    keep = [p for p in query.split("&") if p and not p.startswith(("$", "%24", "@"))]
+    return head, "&".join(keep)
+
+
+def shape_of(head: str) -> str:
+    """The path with key predicates and parameters left out, for caching types per shape:
+    ``Customers('O''NEIL')/Orders(3)`` -> ``Customers()/Orders()``."""
+    if "(" not in head:
+        return head
+    out: list[str] = []
+    depth = 0
+    quoted = False
+    for ch in head:
+        if quoted:
+            if ch == "'":
+                quoted = False
+            continue
+        if depth and ch == "'":
+            quoted = True
+        elif ch == "(":
+            depth += 1
+            if depth == 1:
+                out.append("()")
+        elif ch == ")":
+            depth = max(0, depth - 1)
+        elif not depth:
+            out.append(ch)
+    return "".join(out)
+
+
+def _orderby_types(result: dict[str, Any], expand: Optional[str] = None) -> list[Optional[str]]:
+    query = result.get("query") or {}
+    if expand is not None:
+        items = query.get("$expand") or []
+        query = items[0].get("options") or {} if items else {}
+    return [(item.get("expression") or {}).get("type") for item in query.get("$orderby") or []]
+
+
+class TypeCache:
+    """Edm types of response properties, found with ``check`` (ods_store_check_url) and
+    cached per path shape. Thread-safe: entries are only ever added (a race checks twice)."""
+
+    def __init__(self, check: Callable[[str], Optional[dict[str, Any]]], odata_version: int) -> None:
+        self._check = check
+        self._version = odata_version
+        self._types: dict[tuple[str, str], Optional[str]] = {}
+
+    def _lookup(self, key_shape: str, url_for: Callable[[list[str]], str], names: list[str],
+                prefix: str, expand: Optional[str] = None) -> dict[str, Optional[str]]:
+        missing = [n for n in names if (key_shape, prefix + n) not in self._types]
+        if missing:
+            result = self._check(url_for(missing))
+            types = _orderby_types(result, expand) if result else []
+            if len(types) == len(missing):
+                for n, t in zip(missing, types):
+                    self._types[(key_shape, prefix + n)] = t
+            elif len(missing) == 1:
+                self._types[(key_shape, prefix + missing[0])] = None
+            else:  # one name does not check (not sortable, dynamic): ask one by one
+                for n in missing:
+                    self._lookup(key_shape, url_for, [n], prefix, expand)
+        return {n: self._types.get((key_shape, prefix + n)) for n in names}
+
+    def property_types(self, path: str, names: list[str]) -> dict[str, Optional[str]]:
+        """The Edm types of top-level properties ``names`` of the entities ``path`` addresses."""
+        head, params = split_request(path)
+        base = head + "?" + (params + "&" if params else "")
+        return self._lookup(shape_of(head) + "?" + params, lambda ns: base + "$orderby=" + ",".join(ns), names, "")
+
+    def type_entities(self, path: str, entities: Sequence[dict[str, Any]]) -> None:
+        """Converts, in place, the values of ``entities`` (the result of request ``path``)."""
+        if not entities:
+            return
+        head, params = split_request(path)
+        base = head + "?" + (params + "&" if params else "")
+        shape = shape_of(head) + "?" + params
+        self._type_level(shape, entities, lambda exprs: base + "$orderby=" + ",".join(exprs), "",
+                         head, params, top=True)
+
+    def _type_level(self, shape: str, entities: Sequence[dict[str, Any]], url_for: Callable[[list[str]], str],
+                    prefix: str, head: str, params: str, top: bool, expand: Optional[str] = None,
+                    in_expand: bool = False) -> None:
+        scalars: dict[str, None] = {}
+        objects: dict[str, None] = {}
+        lists: dict[str, None] = {}
+        for e in entities:
+            for k, v in e.items():
+                if "@" in k:
+                    continue
+                if isinstance(v, dict):
+                    objects[k] = None
+                elif isinstance(v, list):
+                    lists[k] = None
+                else:
+                    scalars[k] = None
+        if scalars:
+            names = list(scalars)
+            types = self._lookup(shape, lambda ns: url_for([prefix + n for n in ns]), names,
+                                 (expand + "[]/" if expand else "") + prefix, expand if in_expand else None)
+            convs: dict[str, Converter] = {}
+            for n, t in types.items():
+                fn = converter_for(t)
+                if fn is not None:
+                    convs[n] = fn
+            if convs:
+                for e in entities:
+                    for n, f in convs.items():
+                        v = e.get(n)
+                        if v is not None:
+                            try:
+                                e[n] = f(v)
+                            except (ValueError, TypeError, decimal.InvalidOperation):
+                                pass
+        for name in objects:  # complex values and expanded to-one navigation: $orderby=N/P
+            inner = [e[name] for e in entities if isinstance(e.get(name), dict)]
+            self._type_level(shape, inner, url_for, prefix + name + "/", head, params, False, expand, in_expand)
+        if not top or expand is not None:
+            return
+        for name in lists:  # expanded to-many navigation (lists of primitives stay as they are)
+            inner = [x for e in entities for x in (e.get(name) or []) if isinstance(x, dict)]
+            if not inner:
+                continue
+            base = head + "?" + (params + "&" if params else "")
+            if self._version == 4:
+                def nested(exprs: list[str], n: str = name) -> str:
+                    return base + "$expand=" + n + "($orderby=" + ",".join(exprs) + ")"
+                self._type_level(shape, inner, nested, "", head, params, False, name, True)
+            else:  # V2 has no nested options: the navigation's own path, when it is one entity's
+                nav = head + "/" + name + "?" + (params + "&" if params else "")
+
+                def nested_v2(exprs: list[str], url: str = nav) -> str:
+                    return url + "$orderby=" + ",".join(exprs)
+                self._type_level(shape, inner, nested_v2, "", head, params, False, name)
