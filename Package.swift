@@ -19,6 +19,10 @@ let package = Package(
         // The command-line tool (installed as `odatastore`).
         .executable(name: "odatastore-cli", targets: ["odatastore-cli"]),
     ],
+    dependencies: [
+        // The `odatastore` command's argument parsing (not linked into the library).
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+    ],
     targets: [
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
@@ -33,7 +37,9 @@ let package = Package(
         // The only target that touches raw C pointers: @_cdecl exports of include/odatastore.h.
         .target(name: "ODataStoreC", dependencies: ["ODataStore", "CODataStoreABI"], exclude: ["exports.map"],
                 linkerSettings: [.unsafeFlags(exportFlags)]),
-        .executableTarget(name: "odatastore-cli", dependencies: ["ODataProtocol"]),
+        .executableTarget(name: "odatastore-cli", dependencies: [
+            "ODataStore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        ]),
 
         .testTarget(name: "ODataProtocolTests", dependencies: ["ODataProtocol"]),
         .testTarget(name: "ODataStoreTests", dependencies: ["ODataStore"]),

@@ -139,10 +139,10 @@ typedef struct ods_request ods_request;
 typedef struct ods_response ods_response;
 typedef struct ods_entity ods_entity;
 
-/** What kind of store to open. Only ODS_STORE_ONLINE is available in this release. */
+/** What kind of store to open. ODS_STORE_MIXED is not available in this release. */
 typedef enum ods_store_kind {
     ODS_STORE_ONLINE = 0,   /**< Every request goes to the service over HTTP. */
-    ODS_STORE_OFFLINE = 1,  /**< A local SQLite database filled by defining requests (not yet). */
+    ODS_STORE_OFFLINE = 1,  /**< A local SQLite file filled by defining requests; READs answered from it (docs/offline.md). */
     ODS_STORE_MIXED = 2     /**< Per-request routing between the two (not yet). */
 } ods_store_kind;
 
@@ -230,6 +230,30 @@ typedef struct ods_request_delegate {
 typedef void (*ods_completion_cb)(ods_request *request, const ods_response *response,
                                   const ods_error *error, void *context);
 
+/**
+ * How far the download of an offline store's defining requests is: reported after every
+ * page written to the store file, and once more when a defining request is finished.
+ * Counts include what earlier, interrupted downloads brought down. Fields are only appended.
+ */
+typedef struct ods_download_progress {
+    unsigned int version;          /**< ODS_DOWNLOAD_PROGRESS_VERSION of the library that filled it. */
+    const char *defining_request;  /**< The defining request (relative path); BORROWED for the call. */
+    size_t request_index;          /**< 0-based position among the defining requests being downloaded. */
+    size_t request_count;          /**< How many are being downloaded. */
+    int64_t entities;              /**< Entities of this defining request so far (expanded ones not counted). */
+    int64_t bytes;                 /**< Response bytes of this defining request so far. */
+    int64_t expected_entities;     /**< The total the service announced ($count), or -1. */
+    int64_t total_entities;        /**< Entities of all of them so far. */
+    int64_t total_bytes;           /**< Response bytes of all of them so far. */
+    int request_finished;          /**< 1 in the last report of a defining request. */
+} ods_download_progress;
+
+#define ODS_DOWNLOAD_PROGRESS_VERSION 1
+
+/** Download progress of an offline store, through the store's dispatch mode. `progress` is
+ *  BORROWED for the duration of the call. */
+typedef void (*ods_download_progress_cb)(ods_store *store, const ods_download_progress *progress, void *context);
+
 /* ---------------------------------------------------------------------------------------
  * Store
  * ------------------------------------------------------------------------------------- */
@@ -257,10 +281,21 @@ typedef struct ods_store_options {
     const char *user_agent;         /**< Default "libodatastore/<version>". */
     int csrf_protection;            /**< 0 = SAP X-CSRF-Token fetch-and-retry (default); 1 = off. */
     const char *metadata_path;      /**< Local $metadata file to use instead of fetching it; NULL = fetch. */
+    /* --- version 2: offline stores (docs/offline.md) --- */
+    const char *store_path;         /**< ODS_STORE_OFFLINE: the store file; created on the first open. Required. */
+    const char *const *defining_requests; /**< ODS_STORE_OFFLINE: NULL-terminated READ paths (relative to
+                                          service_root, or full URLs under it) whose results the store
+                                          downloads and answers from, e.g. "Orders?$filter=Year eq 2024&$expand=Items".
+                                          A new store needs at least one; reopening adds new ones and keeps the others. */
+    ods_download_progress_cb download_progress; /**< ODS_STORE_OFFLINE: progress callback, or NULL. */
+    void *download_progress_context;            /**< Passed to download_progress. Not retained. */
+    int download_page_size;         /**< ODS_STORE_OFFLINE, V4 services: entities per page asked while
+                                         downloading (Prefer: odata.maxpagesize); 0 = 1000, -1 = the service's. */
 } ods_store_options;
 
-#define ODS_STORE_OPTIONS_VERSION 1
-#define ODS_STORE_OPTIONS_INIT { ODS_STORE_OPTIONS_VERSION, 0, NULL, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0, NULL, 0, NULL }
+#define ODS_STORE_OPTIONS_VERSION 2
+#define ODS_STORE_OPTIONS_INIT { ODS_STORE_OPTIONS_VERSION, 0, NULL, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0, NULL, 0, NULL, \
+                                 NULL, NULL, NULL, NULL, 0 }
 
 /**
  * Creates a store and starts opening it (online: fetching $metadata) in the background.
@@ -326,6 +361,70 @@ ODS_EXTERN int ods_store_schedule(uint64_t *out_id, ods_store *store, int mode, 
 
 /** Cancels the started request with this id. ODS_ENOTFOUND when it is unknown or done. */
 ODS_EXTERN int ods_store_cancel(ods_store *store, uint64_t request_id);
+
+/* ---------------------------------------------------------------------------------------
+ * Offline stores (docs/offline.md)
+ *
+ * An offline store (kind ODS_STORE_OFFLINE) keeps one SQLite file. Opening a new one loads
+ * $metadata, checks every defining request against it (a bad one fails the open with
+ * ODS_ESYNTAX or ODS_EINVAL and the position of the error; nothing is created), creates the
+ * file and downloads the defining requests page by page; the store stays ODS_STORE_OPENING
+ * until that is done, and requests made meanwhile are held. Reopening an existing file
+ * needs no network unless a download is incomplete (it resumes where it stopped).
+ * READs are then answered from the file, through the same request API, in the same JSON
+ * shape; a collection no defining request brought down fails with ODS_ENOTINSCOPE, an
+ * entity that is not there with ODS_ENOTFOUND (HTTP status 404), function imports and
+ * writes with ODS_EUNSUPPORTED.
+ * ------------------------------------------------------------------------------------- */
+
+/**
+ * Stops the download in progress. While the store is opening, the open fails with
+ * ODS_ECANCELLED (held requests fail with it); pages already written stay in the file and
+ * the next open resumes after them. ODS_ESTATE when no download runs, ODS_EUNSUPPORTED for
+ * other store kinds, ODS_EINVAL for NULL. Any thread.
+ */
+ODS_EXTERN int ods_store_cancel_download(ods_store *store);
+
+/** What an offline store holds (ods_store_offline_info). Fields are only appended. */
+typedef struct ods_offline_info {
+    unsigned int version;           /**< Set by the caller: ODS_OFFLINE_INFO_VERSION. */
+    int64_t size_bytes;             /**< The store file and its write-ahead log, in bytes. */
+    int64_t last_download;          /**< When the last download finished, Unix seconds (UTC); 0 = never. */
+    size_t defining_request_count;  /**< For ods_store_defining_request. */
+} ods_offline_info;
+
+#define ODS_OFFLINE_INFO_VERSION 1
+#define ODS_OFFLINE_INFO_INIT { ODS_OFFLINE_INFO_VERSION, 0, 0, 0 }
+
+/**
+ * Fills *out (initialised with ODS_OFFLINE_INFO_INIT) with the store's facts. ODS_ESTATE
+ * while the store file is not open yet (opening failed, or still loading $metadata),
+ * ODS_EUNSUPPORTED for other kinds. Any thread, not from a callback of this store while a
+ * read runs (it waits for the store's database thread).
+ */
+ODS_EXTERN int ods_store_offline_info(ods_offline_info *out, ods_store *store);
+
+/** One defining request of an offline store (ods_store_defining_request). Fields are only appended. */
+typedef struct ods_defining_request_info {
+    unsigned int version;           /**< Set by the caller: ODS_DEFINING_REQUEST_INFO_VERSION. */
+    const char *path;               /**< As stored (relative to the service root). BORROWED: valid until ods_store_close. */
+    const char *entity_set;         /**< The entity set its entities are stored in. BORROWED as `path`. */
+    int complete;                   /**< 1 when its download finished. */
+    int64_t entities;               /**< Top-level entities its downloads brought down. */
+    int64_t bytes;                  /**< Response bytes of its downloads. */
+    int64_t expected_entities;      /**< The count the service announced, or -1. */
+    int64_t last_download;          /**< When its last download finished, Unix seconds (UTC); 0 = never. */
+} ods_defining_request_info;
+
+#define ODS_DEFINING_REQUEST_INFO_VERSION 1
+#define ODS_DEFINING_REQUEST_INFO_INIT { ODS_DEFINING_REQUEST_INFO_VERSION, NULL, NULL, 0, 0, 0, 0, 0 }
+
+/**
+ * Fills *out (initialised with ODS_DEFINING_REQUEST_INFO_INIT) with the defining request at
+ * `index` (0 .. defining_request_count - 1, in the order they were added). ODS_EINVAL when
+ * out of range; otherwise as ods_store_offline_info.
+ */
+ODS_EXTERN int ods_store_defining_request(ods_defining_request_info *out, ods_store *store, size_t index);
 
 /* ---------------------------------------------------------------------------------------
  * Requests
@@ -434,6 +533,10 @@ ODS_EXTERN const char *ods_response_next_link(const ods_response *response);
 
 /** The total count ($count / $inlinecount), or -1 when the response carries none. */
 ODS_EXTERN int64_t ods_response_count(const ods_response *response);
+
+/** 1 when an offline store answered from its file (no request went to the service), 0
+ *  when the service answered, ODS_EINVAL for NULL. */
+ODS_EXTERN int ods_response_is_local(const ods_response *response);
 
 /** Number of entities: the collection's length, 1 for a single entity, else 0. */
 ODS_EXTERN size_t ods_response_entity_count(const ods_response *response);

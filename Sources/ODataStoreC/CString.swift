@@ -21,6 +21,25 @@ enum CString {
         return s
     }
 
+    /// The strings of a NULL-terminated array (empty for a NULL array). Throws when a string
+    /// is not UTF-8 or the array has more than `limit` entries (a missing terminator).
+    static func list(_ array: UnsafePointer<UnsafePointer<CChar>?>?, _ argument: StaticString,
+                     limit: Int) throws(ODataStoreError) -> [String] {
+        guard var p = array else { return [] }
+        var out: [String] = []
+        while let raw = p.pointee {
+            guard out.count < limit else {
+                throw ODataStoreError(.invalidArgument, "\(argument) has more than \(limit) entries (missing NULL terminator?)")
+            }
+            guard let s = String(validatingCString: raw) else {
+                throw ODataStoreError(.invalidArgument, "\(argument)[\(out.count)] is not valid UTF-8")
+            }
+            out.append(s)
+            p += 1
+        }
+        return out
+    }
+
     /// A malloc'd NUL-terminated copy, released with free (ods_free).
     static func duplicate(_ s: String) -> UnsafeMutablePointer<CChar>? {
         var utf8 = Array(s.utf8)

@@ -1,15 +1,22 @@
+import Glibc
 import CODataStoreABI
 import ODataStore
 
 /// Reads `ods_store_options` (checking its version) into `StoreOptions`.
 private func readOptions(_ p: UnsafePointer<ods_store_options>) throws(ODataStoreError) -> StoreOptions {
-    let o = p.pointee
-    guard o.version >= 1 else {
+    // Copy only the fields the caller's version of the struct has: a program built against
+    // an older header passes a shorter struct (fields are only appended).
+    let version = UnsafeRawPointer(p).load(as: UInt32.self)
+    guard version >= 1 else {
         throw ODataStoreError(.invalidArgument, "ods_store_options.version is 0; initialise options with ODS_STORE_OPTIONS_INIT")
     }
-    guard o.version <= UInt32(ODS_STORE_OPTIONS_VERSION) else {
-        throw ODataStoreError(.invalidArgument, "ods_store_options.version \(o.version) is newer than this library (\(ODS_STORE_OPTIONS_VERSION))")
+    guard version <= UInt32(ODS_STORE_OPTIONS_VERSION) else {
+        throw ODataStoreError(.invalidArgument, "ods_store_options.version \(version) is newer than this library (\(ODS_STORE_OPTIONS_VERSION))")
     }
+    var o = ods_store_options()
+    let size = version >= 2 ? MemoryLayout<ods_store_options>.size
+                            : (MemoryLayout<ods_store_options>.offset(of: \ods_store_options.store_path) ?? 0)
+    withUnsafeMutableBytes(of: &o) { dst in dst.copyMemory(from: UnsafeRawBufferPointer(start: UnsafeRawPointer(p), count: size)) }
     guard let root = try CString.read(o.service_root, "options->service_root") else {
         throw ODataStoreError(.invalidArgument, "options->service_root must be set")
     }
@@ -74,8 +81,35 @@ private func readOptions(_ p: UnsafePointer<ods_store_options>) throws(ODataStor
     default: throw ODataStoreError(.invalidArgument, "options->csrf_protection must be 0 or 1")
     }
     options.metadataPath = try CString.read(o.metadata_path, "options->metadata_path")
+    // Version 2: offline stores.
+    options.storePath = try CString.read(o.store_path, "options->store_path")
+    options.definingRequests = try CString.list(o.defining_requests, "options->defining_requests", limit: 10_000)
+    switch o.download_page_size {
+    case 0: options.downloadPageSize = 1000
+    case -1: options.downloadPageSize = 0
+    case let n where n > 0: options.downloadPageSize = Int(n)
+    default: throw ODataStoreError(.invalidArgument, "options->download_page_size must be > 0, 0 (default) or -1 (the service's)")
+    }
+    if let callback = o.download_progress {
+        let fn = CFunction(function: callback)
+        let ctx = CContext(pointer: o.download_progress_context)
+        options.downloadProgress = { store, progress in
+            withExtendedLifetime(store) {
+                progress.definingRequest.withCString { path in
+                    var record = ods_download_progress(
+                        version: UInt32(ODS_DOWNLOAD_PROGRESS_VERSION), defining_request: path,
+                        request_index: progress.requestIndex, request_count: progress.requestCount,
+                        entities: progress.entities, bytes: progress.bytes, expected_entities: progress.expectedEntities ?? -1,
+                        total_entities: progress.totalEntities, total_bytes: progress.totalBytes,
+                        request_finished: progress.requestFinished ? 1 : 0)
+                    fn.function(Handle.pointer(store), &record, ctx.pointer)
+                }
+            }
+        }
+    }
     return options
 }
+
 
 @_cdecl("ods_store_open")
 public func ods_store_open(_ out: UnsafeMutablePointer<OpaquePointer?>?,
@@ -99,7 +133,7 @@ public func ods_store_open(_ out: UnsafeMutablePointer<OpaquePointer?>?,
                 }
             }
         }
-        let store = try Store(options: swiftOptions, context: CContext(pointer: context), stateHandler: handler)
+        let store = try Store(options: swiftOptions, context: CStoreContext(CContext(pointer: context)), stateHandler: handler)
         out.pointee = OpaquePointer(Unmanaged.passRetained(store).toOpaque())
     }
 }
@@ -124,7 +158,7 @@ public func ods_store_get_state(_ handle: OpaquePointer?) -> Int32 {
 
 @_cdecl("ods_store_context")
 public func ods_store_context(_ handle: OpaquePointer?) -> UnsafeMutableRawPointer? {
-    (Handle.store(handle)?.context as? CContext)?.pointer
+    (Handle.store(handle)?.context as? CStoreContext)?.context.pointer
 }
 
 @_cdecl("ods_store_odata_version")

@@ -3,8 +3,10 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <odatastore.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "support/test_support.h"
@@ -136,6 +138,25 @@ static void check_null_arguments(void) {
     ODS_CHECK_INT_EQ(ods_entity_get_bool(&b, NULL, "x"), ODS_EINVAL);
 }
 
+static const char *bad_definitions[] = {"Products?$filter=Price gt", NULL};
+
+/* A program built against the version 1 header passes a shorter struct: the library must not
+ * read past it (memcheck.errors runs this under Valgrind, which reports any over-read). */
+static void check_version1_options(void) {
+    ods_store_options full = ODS_STORE_OPTIONS_INIT;
+    size_t v1 = offsetof(ods_store_options, store_path);
+    ods_store_options *old = malloc(v1);
+    ods_store *store = NULL;
+    ODS_CHECK(old != NULL);
+    memcpy(old, &full, v1);
+    old->version = 1;
+    old->service_root = "http://127.0.0.1:9/";
+    old->connect_timeout_ms = 200;
+    ODS_CHECK_OK(ods_store_open(&store, old, NULL, NULL));
+    ODS_CHECK_OK(ods_store_close(store));
+    free(old);
+}
+
 static void check_invalid_options(void) {
     ods_store *store = NULL;
     ods_store_options o = ODS_STORE_OPTIONS_INIT;
@@ -157,8 +178,19 @@ static void check_invalid_options(void) {
 
     o.kind = 7;
     ODS_CHECK_INT_EQ(ods_store_open(&store, &o, NULL, NULL), ODS_EINVAL);
-    o.kind = ODS_STORE_OFFLINE;
+    o.kind = ODS_STORE_MIXED;
     ODS_CHECK_INT_EQ(ods_store_open(&store, &o, NULL, NULL), ODS_EUNSUPPORTED);
+    o.kind = ODS_STORE_OFFLINE; /* without store_path */
+    ODS_CHECK_INT_EQ(ods_store_open(&store, &o, NULL, NULL), ODS_EINVAL);
+    o.store_path = "/tmp/never-created.store";
+    o.defining_requests = bad_definitions; /* a syntax error: reported by ods_store_open at once */
+    ODS_CHECK_INT_EQ(ods_store_open(&store, &o, NULL, NULL), ODS_ESYNTAX);
+    ODS_CHECK_INT_EQ(ods_error_last()->position, 25);
+    o.download_page_size = -2;
+    o.defining_requests = NULL;
+    ODS_CHECK_INT_EQ(ods_store_open(&store, &o, NULL, NULL), ODS_EINVAL);
+    o.download_page_size = 0;
+    o.store_path = NULL;
     o.kind = ODS_STORE_ONLINE;
     o.dispatch = 5;
     ODS_CHECK_INT_EQ(ods_store_open(&store, &o, NULL, NULL), ODS_EINVAL);
@@ -188,6 +220,7 @@ static void check_invalid_options(void) {
 }
 
 int main(void) {
+    check_version1_options();
     check_strerror();
     check_error_last();
     check_null_arguments();

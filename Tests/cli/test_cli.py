@@ -64,12 +64,24 @@ def parse_error(name, args, code, message, position):
 
 # --help, --version, usage errors
 code, out, _ = run("--help")
-check("--help exit 0", code == 0 and "usage: odatastore parse URL" in out, out)
+check("--help exit 0", code == 0 and "USAGE: odatastore <subcommand>" in out and "parse" in out and "offline" in out, out)
+for sub in ["parse", "get", "offline", "offline init", "offline status"]:
+    code, out, _ = run(*sub.split(), "--help")
+    check(f"{sub} --help has an example", code == 0 and "Example" in out, out)
+code, out, _ = run()
+check("no command prints help", code == 0 and "SUBCOMMANDS" in out, out)
 code, out, _ = run("--version")
 check("--version", code == 0 and out.startswith("odatastore "), out)
-for args in [[], ["parse"], ["frobnicate"], ["parse", "A", "B"], ["parse", "A", "--odata-version", "3"], ["parse", "A", "--metadata"], ["parse", "A", "--bogus"]]:
+for args in [["parse"], ["frobnicate"], ["parse", "A", "B"], ["parse", "A", "--odata-version", "3"], ["parse", "A", "--metadata"],
+             ["parse", "A", "--bogus"], ["get"], ["get", "Products", "--mode", "offline", "--service", "http://x/"],
+             ["get", "Products", "--mode", "sideways"], ["offline", "init", "--store", "x.store"]]:
     code, out, err = run(*args)
-    check(f"usage error {args}", code == 64 and out == "" and "usage:" in err, f"exit {code} {err!r}")
+    check(f"usage error {args}", code == 64 and out == "" and "usage:" in err.lower(), f"exit {code} {err!r}")
+# Library failures exit with 10 + the status number, the message on stderr.
+code, out, err = run("get", "Products", "--service", "http://127.0.0.1:9/odata/", "--timeout", "5")
+check("unreachable service exits 24 (ODS_EOFFLINE)", code == 24 and out == "" and err.startswith("error: "), f"exit {code} {err!r}")
+code, out, err = run("get", "Products", "--store", "/nonexistent/x.store", "--mode", "offline")
+check("missing store exits 15 (ODS_ENOTFOUND)", code == 15 and "no offline store" in err, f"exit {code} {err!r}")
 code, _, err = run("parse", "A", "--metadata", "/nonexistent/metadata.xml")
 check("unreadable metadata exits 66", code == 66 and "cannot read" in err, err)
 

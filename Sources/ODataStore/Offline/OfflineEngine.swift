@@ -26,17 +26,12 @@ final class OfflineEngine: RequestEngine {
         var closed = false
     }
 
-    /// `deliver` runs a closure through the store's dispatch mode (for progress callbacks).
-    init(options: StoreOptions, session: ServiceSession,
-         deliver: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) throws(ODataStoreError) {
+    /// `progress` receives download progress (already routed through the store's dispatch mode).
+    init(options: StoreOptions, session: ServiceSession, progress: (@Sendable (DownloadProgress) -> Void)?) throws(ODataStoreError) {
         self.options = options
         self.session = session
         self.database = try OfflineDatabase()
-        if let handler = options.downloadProgress {
-            progress = { p in deliver { handler(p) } }
-        } else {
-            progress = nil
-        }
+        self.progress = progress
     }
 
     var odataVersion: ODataVersion? { session.odataVersion }

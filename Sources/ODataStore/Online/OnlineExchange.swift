@@ -34,6 +34,8 @@ final class OnlineExchange: EngineTask {
         var headers: [(name: String, value: String)]
         var body: [UInt8]
         var entitySet: String?
+        /// The entity type of a navigation result (when `entitySet` is nil).
+        var entityType: String? = nil
         var target: PayloadTarget
         var modifying: Bool
         /// The engine's knowledge of the service when the request was prepared.
@@ -81,6 +83,10 @@ final class OnlineExchange: EngineTask {
         }
         let method = HTTPMethodChoice.method(for: job.mode, version: version, operation: operation, hasBody: job.body != nil)
         var entitySet = target.entitySet(in: model)
+        var entityType: String? = nil
+        if entitySet == nil, target.hasMoreSegments, !target.isRawValue, job.mode == .read, let model {
+            entityType = ResourceTarget.navigationEntityType(path: job.path, serviceRoot: engine.serviceRoot, model: model)
+        }
         var payloadTarget = PayloadTarget.automatic
         if let operation, let returns = operation.returnType, let model {
             // An operation's result is typed by its declaration: entities of its set, or a value.
@@ -95,7 +101,7 @@ final class OnlineExchange: EngineTask {
         if method == "GET" {
             // No body and no If-Match: the store's read headers, made once, plus the request's own.
             let headers = ServiceSession.applying(job.headers, to: target.isRawValue ? service.rawReadHeaders : service.readHeaders)
-            return Plan(version: version, method: method, url: url, headers: headers, body: [], entitySet: entitySet,
+            return Plan(version: version, method: method, url: url, headers: headers, body: [], entitySet: entitySet, entityType: entityType,
                         target: payloadTarget, modifying: false, service: service)
         }
         var headers = engine.baseHeaders(version: version)
@@ -247,7 +253,7 @@ final class OnlineExchange: EngineTask {
         }
         do {
             return try PayloadDecoder.decode(response.body, contentType: contentType, version: plan.version,
-                                             model: plan.service.model, entitySet: plan.entitySet, target: plan.target,
+                                             model: plan.service.model, entitySet: plan.entitySet, entityType: plan.entityType, target: plan.target,
                                              schema: plan.service.schema)
         } catch {
             throw ODataStoreError(.protocol, "the service's response to \(plan.method) \(job.path) is not valid OData: \(error)",

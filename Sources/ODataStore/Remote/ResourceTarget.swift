@@ -66,6 +66,33 @@ struct ResourceTarget {
         return memcmp(base + (bytes.count - n), suffix.utf8Start, n) == 0
     }
 
+    /// The entity type a path that goes beyond its first segment addresses (a navigation:
+    /// `Products(1)/Category`, `Categories(3)/Products`), found with the schema-checked parse;
+    /// nil for anything else. Typing navigation results with it keeps `@odata.type` out of
+    /// the canonical shape when the entities are of the declared type, as for sets.
+    static func navigationEntityType(path: String, serviceRoot: String, model: ServiceModel) -> String? {
+        var relative = Substring(path)
+        if relative.hasPrefix(serviceRoot) { relative = relative.dropFirst(serviceRoot.count) }
+        while relative.hasPrefix("/") { relative = relative.dropFirst() }
+        guard let request = try? ResourceRequestParser(version: model.version).parse(String(relative), checkingAgainst: model),
+              let first = request.segments.first, let set = model.entitySets[first.name] else { return nil }
+        var type = model.resolve(set.entityType)
+        var sawNavigation = false
+        for segment in request.segments.dropFirst() {
+            switch segment.role {
+            case .navigation:
+                guard let t = model.structuredType(type), let nav = model.navigationProperty(segment.name, of: t) else { return nil }
+                type = model.resolve(nav.targetType)
+                sawNavigation = true
+            case .typeCast:
+                type = model.resolve(segment.name)
+            default:
+                return nil
+            }
+        }
+        return sawNavigation ? type : nil
+    }
+
     /// The entity set whose type describes the payload, when the path addresses a set or
     /// one of its entities directly.
     func entitySet(in model: ServiceModel?) -> String? {

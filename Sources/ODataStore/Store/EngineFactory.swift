@@ -1,14 +1,14 @@
-/// Creates the engine for a store's kind. `deliver` runs a closure through the store's
-/// dispatch mode (engines report progress with it).
+/// Creates the engine for a store's kind. `progress` receives download progress (the store
+/// routes it through its dispatch mode).
 func makeEngine(for options: StoreOptions,
-                deliver: @escaping @Sendable (@escaping @Sendable () -> Void) -> Void) throws(ODataStoreError) -> any RequestEngine {
+                progress: (@Sendable (DownloadProgress) -> Void)?) throws(ODataStoreError) -> any RequestEngine {
     switch options.kind {
     case .online:
         return OnlineEngine(session: try ServiceSession.make(options: options))
     case .offline:
         let session = try ServiceSession.make(options: options)
         do {
-            return try OfflineEngine(options: options, session: session, deliver: deliver)
+            return try OfflineEngine(options: options, session: session, progress: progress)
         } catch {
             session.shutdown()
             throw error

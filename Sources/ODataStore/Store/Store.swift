@@ -19,6 +19,12 @@ public final class Store: Sendable {
     private let table = Locked(Table())
     private let nextID = Atomic<UInt64>(1)
     private let extras = Locked(Extras())
+    /// A weak reference to this store for callbacks made by the engine.
+    private let owner = Locked(WeakStoreReference())
+
+    struct WeakStoreReference {
+        weak var store: Store?
+    }
 
     struct Table {
         var state: StoreState = .opening
@@ -44,14 +50,26 @@ public final class Store: Sendable {
         self.stateHandler = stateHandler
         self.extras.withLock { $0.context = context }
         self.callbacks = try CallbackQueue(mode: options.dispatch, name: "ods-callbacks")
+        // Progress reaches the app through the dispatch mode, with the store (set below,
+        // before the engine starts opening, so no report can come earlier).
         let queue = callbacks
+        let owner = self.owner
+        var progress: (@Sendable (DownloadProgress) -> Void)? = nil
+        if let handler = options.downloadProgress {
+            progress = { p in
+                queue.enqueue {
+                    if let store = owner.withLock({ $0.store }) { handler(store, p) }
+                }
+            }
+        }
         do {
-            self.engine = try makeEngine(for: options, deliver: { queue.enqueue($0) })
+            self.engine = try makeEngine(for: options, progress: progress)
         } catch {
             callbacks.shutdown()
             throw error
         }
         notifyState(.opening, nil)
+        owner.withLock { $0.store = self }
         engine.open { [weak self] result in self?.opened(result) }
     }
 
@@ -174,6 +192,16 @@ public final class Store: Sendable {
             throw ODataStoreError(.unsupported, "only offline stores have a store file")
         }
         return try offline.info()
+    }
+
+    /// The service root an existing offline store file was made for (read without changing
+    /// the file), so a store can be reopened knowing only its path. Throws when the file is
+    /// missing or not a store.
+    public static func serviceRoot(ofStoreAt path: String) throws(ODataStoreError) -> String {
+        guard let facts = try StoreFile.inspect(path: path) else {
+            throw ODataStoreError(.notFound, "there is no offline store at \(path)")
+        }
+        return facts.serviceRoot
     }
 
     /// Stops the download of defining requests in progress. While the store is opening this

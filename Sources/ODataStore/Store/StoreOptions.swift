@@ -37,7 +37,7 @@ public struct StoreOptions: Sendable {
     /// needs at least one; reopening adds those the file does not have yet and keeps the rest.
     public var definingRequests: [String] = []
     /// Download progress, reported after each page written (through the dispatch mode).
-    public var downloadProgress: (@Sendable (DownloadProgress) -> Void)? = nil
+    public var downloadProgress: (@Sendable (Store, DownloadProgress) -> Void)? = nil
     /// Page size asked of V4 services while downloading (`Prefer: odata.maxpagesize`), so a
     /// page held in memory stays small; 0 leaves it to the service. V2 services page as they do.
     public var downloadPageSize: Int = 1000

@@ -70,7 +70,7 @@ struct OfflineStoreTests {
         options.definingRequests = Self.definitions
         options.downloadPageSize = 40
         let reports = Mutex<[DownloadProgress]>([])
-        options.downloadProgress = { p in reports.withLock { $0.append(p) } }
+        options.downloadProgress = { _, p in reports.withLock { $0.append(p) } }
         let (store, state, error) = try await Self.opened(options)
         #expect(state == .open, "\(String(describing: error))")
         let seen = reports.withLock { $0 }

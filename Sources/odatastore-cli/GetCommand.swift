@@ -1,0 +1,62 @@
+import ArgumentParser
+import ODataStore
+
+/// `odatastore get PATH`: one READ, online or from an offline store.
+struct GetCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "get",
+        abstract: "Read an entity set, an entity, a property or a count.",
+        discussion: """
+            Prints the answer in the library's JSON shape (docs/json-shape.md) on stdout, or a \\
+            table with --output table. With --mode offline the answer comes from the store file \\
+            and no request goes to the service.
+
+            Examples:
+              odatastore get "Products?$filter=Price gt 10&$top=3" --service http://host/odata/
+              odatastore get "Products(7)" --store products.store --mode offline
+            """)
+
+    enum Mode: String, ExpressibleByArgument, CaseIterable {
+        case online, offline
+    }
+
+    enum Output: String, ExpressibleByArgument, CaseIterable {
+        case json, table
+    }
+
+    @Argument(help: "The path relative to the service root, or a full URL under it.")
+    var path: String
+
+    @OptionGroup var connection: ConnectionOptions
+
+    @Option(help: "online (default): ask the service; offline: answer from --store.")
+    var mode: Mode = .online
+
+    @Option(help: "json (default) or table.")
+    var output: Output = .json
+
+    @Flag(name: .customLong("all-pages"), help: "Follow next links and print every page as one collection.")
+    var allPages = false
+
+    func validate() throws {
+        if mode == .offline && connection.store == nil { throw ValidationError("--mode offline needs --store FILE") }
+    }
+
+    func run() throws {
+        let store = try Blocking.open(try connection.storeOptions(kind: mode == .offline ? .offline : .online))
+        defer { try? store.close() }
+        let result = try Blocking.run(store, .read, path) { (r) throws(ODataStoreError) in
+            if allPages { try r.setPaging(.follow) }
+        }
+        switch result {
+        case .success(let response):
+            switch output {
+            case .json: print(response.json)
+            case .table: print(Table.render(response.json))
+            }
+        case .failure(let failure):
+            report(failure.error)
+            throw statusExit(for: failure.error)
+        }
+    }
+}

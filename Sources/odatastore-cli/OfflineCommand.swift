@@ -1,0 +1,127 @@
+import ArgumentParser
+#if canImport(Glibc)
+import Glibc
+#endif
+import ODataStore
+
+/// `odatastore offline ...`: offline store files.
+struct OfflineCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "offline",
+        abstract: "Create and inspect offline stores.",
+        discussion: """
+            Example:
+              odatastore offline init --service http://host/odata/ --store my.store --define Products
+              odatastore get "Products?$top=3" --store my.store --mode offline
+            """,
+        subcommands: [Init.self, Status.self])
+
+    /// `odatastore offline init --service URL --store FILE --define REQUEST ...`
+    struct Init: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "init",
+            abstract: "Create an offline store and download its defining requests.",
+            discussion: """
+                Checks every defining request against the service's $metadata, creates the store \\
+                file and downloads the requests page by page (a progress bar on stderr when it is \\
+                a terminal). An interrupted download resumes when the command runs again. Prints \\
+                the store's status as JSON.
+
+                Example:
+                  odatastore offline init --service http://host/sap/opu/odata/IWFND/RMTSAMPLEFLIGHT/ \\
+                      --store flights.store --define TravelagencyCollection \\
+                      --define "FlightCollection?$filter=carrid eq 'LH'&$expand=flightBookings"
+                """)
+
+        @OptionGroup var connection: ConnectionOptions
+
+        @Option(name: .customLong("define"), help: "A defining request (repeatable).")
+        var definitions: [String] = []
+
+        @Option(name: .customLong("page-size"), help: "Entities per page asked of V4 services while downloading (default 1000).")
+        var pageSize: Int?
+
+        @Flag(name: .customLong("quiet"), help: "No progress bar.")
+        var quiet = false
+
+        func validate() throws {
+            if connection.store == nil { throw ValidationError("--store FILE is required") }
+            if connection.service == nil { throw ValidationError("--service URL is required") }
+        }
+
+        func run() throws {
+            var options = try connection.storeOptions(kind: .offline)
+            options.definingRequests = definitions
+            if let pageSize { options.downloadPageSize = max(pageSize, 0) }
+            if !quiet, isatty(2) != 0 {
+                let bar = ProgressBar()
+                options.downloadProgress = { _, p in bar.show(p) }
+            }
+            let store = try Blocking.open(options)
+            defer { try? store.close() }
+            if !quiet, isatty(2) != 0 { writeError("") }
+            let info = try attempt { () throws(ODataStoreError) in try store.offlineInfo() }
+            print(StatusJSON.render(info))
+        }
+    }
+
+    /// `odatastore offline status --store FILE`
+    struct Status: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "status",
+            abstract: "Print an offline store's defining requests, download state and size as JSON.",
+            discussion: "Example: odatastore offline status --store flights.store")
+
+        @OptionGroup var connection: ConnectionOptions
+
+        func validate() throws {
+            if connection.store == nil { throw ValidationError("--store FILE is required") }
+        }
+
+        func run() throws {
+            let store = try Blocking.open(try connection.storeOptions(kind: .offline))
+            defer { try? store.close() }
+            let info = try attempt { () throws(ODataStoreError) in try store.offlineInfo() }
+            print(StatusJSON.render(info))
+        }
+    }
+}
+
+/// An offline store's status as JSON.
+enum StatusJSON {
+    static func render(_ info: OfflineStoreInfo) -> String {
+        var o = JSONObject()
+        o["store"] = .string(info.path)
+        o["sizeBytes"] = .number(String(info.sizeInBytes))
+        o["lastDownload"] = info.lastDownload.map { .string($0) } ?? .null
+        o["definingRequests"] = .array(info.definingRequests.map { d in
+            var r = JSONObject()
+            r["path"] = .string(d.path)
+            r["entitySet"] = .string(d.entitySet)
+            r["complete"] = .bool(d.isComplete)
+            r["entities"] = .number(String(d.entities))
+            r["bytes"] = .number(String(d.bytes))
+            r["expectedEntities"] = d.expectedEntities.map { .number(String($0)) } ?? .null
+            r["lastDownload"] = d.lastDownload.map { .string($0) } ?? .null
+            return .object(r)
+        })
+        return JSONValue.object(o).serialized()
+    }
+}
+
+/// A one-line progress bar on stderr, redrawn in place.
+final class ProgressBar: @unchecked Sendable {
+    func show(_ p: DownloadProgress) {
+        var line = "\r\u{1B}[2K[\(p.requestIndex + 1)/\(p.requestCount)] \(p.definingRequest.prefix(40)) "
+        if let expected = p.expectedEntities, expected > 0 {
+            let done = min(Int(p.entities * 30 / expected), 30)
+            line += "[" + String(repeating: "#", count: done) + String(repeating: ".", count: 30 - done) + "] "
+            line += "\(p.entities)/\(expected)"
+        } else {
+            line += "\(p.entities) entities"
+        }
+        line += " \(p.totalBytes / 1024) KiB"
+        let bytes = Array(line.utf8)
+        _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
+    }
+}

@@ -1,0 +1,169 @@
+#!/usr/bin/env python3
+"""End-to-end tests of `odatastore offline init|status` and `odatastore get` against the real
+test services (odatapy V4, pyslet V2), including a download killed with SIGKILL and resumed.
+
+Usage: <venv python> Tests/cli/test_cli_offline.py path/to/odatastore
+(the venv of Tests/servers/requirements.txt: it starts the servers). Prints one line per
+failure and "N passed, N failed"; exits 1 if anything failed.
+"""
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from decimal import Decimal
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "Tests", "servers"))
+import seed  # noqa: E402
+
+binary = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("ODATASTORE_CLI", os.path.join(ROOT, ".build/debug/odatastore-cli"))
+passed = 0
+failed = 0
+
+
+def check(name, condition, detail=""):
+    global passed, failed
+    if condition:
+        passed += 1
+    else:
+        failed += 1
+        print(f"FAIL {name}: {detail}")
+
+
+class Server:
+    """A test server or fault proxy (Tests/servers/README.md, the launcher contract)."""
+
+    def __init__(self, *args):
+        self.proc = subprocess.Popen([sys.executable, *args], cwd=os.path.join(ROOT, "Tests", "servers"),
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        line = self.proc.stdout.readline().strip()
+        if not line.startswith("READY "):
+            self.stop()
+            raise RuntimeError(f"server did not start: {line!r}")
+        self.url = line.split(" ", 1)[1]
+
+    def stop(self):
+        if self.proc.poll() is None:
+            self.proc.stdin.close()
+            self.proc.terminate()
+            self.proc.wait(timeout=20)
+
+    def control(self, method, body=None):
+        origin = "/".join(self.url.split("/")[:3])
+        req = urllib.request.Request(origin + "/__fault", data=json.dumps(body).encode() if body else None, method=method)
+        if body:
+            req.add_header("Content-Type", "application/json")
+        with urllib.request.urlopen(req, timeout=10) as r:
+            return json.loads(r.read())
+
+
+def run(*args, timeout=120):
+    p = subprocess.run([binary, *args], capture_output=True, text=True, timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def store_db(path):
+    """The store file through Python's sqlite3, with the store's collations (for integrity_check)."""
+    con = sqlite3.connect(path)
+
+    def decimal_cmp(a, b):
+        try:
+            x, y = Decimal(a), Decimal(b)
+            return (x > y) - (x < y)
+        except Exception:  # noqa: BLE001 - text that is not a number sorts as text
+            return (a > b) - (a < b)
+    con.create_collation("ODS_DECIMAL", decimal_cmp)
+    con.create_collation("ODS_INSTANT", lambda a, b: (a > b) - (a < b))
+    con.create_collation("ODS_DURATION", lambda a, b: (a > b) - (a < b))
+    return con
+
+
+tmp = tempfile.mkdtemp(prefix="ods-cli-offline-")
+
+# --- V4: init, status, get, table output, errors ------------------------------------------
+v4 = Server("serve.py", "v4", "--page-size", "1000")
+store = os.path.join(tmp, "v4.store")
+code, out, err = run("offline", "init", "--service", v4.url, "--store", store, "--define", "Products?$expand=Category",
+                     "--define", "Customers", "--page-size", "100")
+check("init exit 0", code == 0, f"exit {code} {err!r}")
+status = json.loads(out or "{}")
+check("init status", [(d["path"], d["entities"], d["complete"]) for d in status.get("definingRequests", [])]
+      == [("Products?$expand=Category", 300, True), ("Customers", 20, True)], out)
+code, out, err = run("offline", "status", "--store", store)
+check("status without --service", code == 0 and json.loads(out)["definingRequests"][1]["expectedEntities"] == 20, f"{code} {out} {err}")
+code, out, err = run("get", "Products(107)", "--store", store, "--mode", "offline")
+entity = json.loads(out or "{}")
+expected = seed.product(107)
+check("get offline", code == 0 and entity.get("Name") == expected["Name"] and entity.get("Price") == str(expected["Price"]), out + err)
+code, online_out, _ = run("get", "Products(107)", "--service", v4.url)
+check("get online equals offline", json.loads(online_out) == entity, online_out)
+code, out, err = run("get", "Categories?$top=2", "--store", store, "--mode", "offline", "--output", "table")
+check("table output", code == 0 and out.splitlines()[0].split() == ["ID", "Name"] and "(2 rows)" in out, out)
+code, out, err = run("get", "OrderLines", "--store", store, "--mode", "offline")
+check("not in scope exits 29", code == 29 and out == "" and "not in the offline store" in err, f"{code} {err!r}")
+code, out, err = run("get", "Products(9999)", "--store", store, "--mode", "offline")
+check("not found exits 15", code == 15, f"{code} {err!r}")
+code, out, err = run("get", "Products?$filter=Price gt", "--store", store, "--mode", "offline")
+check("syntax error exits 2", code == 2 and "position" in err, f"{code} {err!r}")
+bad = os.path.join(tmp, "bad.store")
+code, out, err = run("offline", "init", "--service", v4.url, "--store", bad, "--define", "Products?$filter=Nope eq 1")
+check("bad defining request exits 2, no file", code == 2 and "Nope" in err and not os.path.exists(bad), f"{code} {err!r}")
+code, out, err = run("offline", "init", "--service", v4.url, "--store", bad, "--define", "TotalStock()")
+check("function as defining request refused", code != 0 and not os.path.exists(bad), f"{code} {err!r}")
+
+# --- A download killed with SIGKILL resumes where it stopped ------------------------------
+proxy = Server("fault_proxy.py", "--upstream", v4.url)
+killed = os.path.join(tmp, "killed.store")
+# The 4th page (offset 120) hangs at the proxy; the process is killed while waiting for it.
+proxy.control("POST", {"mode": "slow", "delay_ms": 60000, "match": "skiptoken=120", "count": 1})
+p = subprocess.Popen([binary, "offline", "init", "--service", proxy.url, "--store", killed, "--define", "Products",
+                      "--page-size", "40", "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+deadline = time.monotonic() + 60
+while proxy.control("GET")["faults"] < 1 and time.monotonic() < deadline and p.poll() is None:
+    time.sleep(0.05)  # waiting for an event in another process: bounded by the deadline
+check("the slow page was reached", proxy.control("GET")["faults"] == 1, proxy.control("GET"))
+p.send_signal(signal.SIGKILL)
+p.wait()
+proxy.control("DELETE")
+con = store_db(killed)
+row = con.execute("SELECT state, entities, next_link IS NOT NULL FROM ods_defining_requests").fetchone()
+check("killed mid-download: 3 pages kept", row == ("downloading", 120, 1), row)
+check("killed: rows = pages written", con.execute('SELECT count(*) FROM "e:Products"').fetchone() == (120,))
+con.close()
+before = proxy.control("GET")["requests"]
+code, out, err = run("offline", "init", "--service", proxy.url, "--store", killed, "--define", "Products", "--page-size", "40", "--quiet")
+check("resumed init exit 0", code == 0, f"{code} {err!r}")
+check("resumed to 300", json.loads(out or "{}").get("definingRequests", [{}])[0].get("entities") == 300, out)
+check("resume fetched only the missing pages", proxy.control("GET")["requests"] - before == 5, proxy.control("GET"))
+con = store_db(killed)
+check("integrity_check ok", con.execute("PRAGMA integrity_check").fetchone() == ("ok",))
+check("300 distinct products", con.execute('SELECT count(DISTINCT ID) FROM "e:Products"').fetchone() == (300,))
+con.close()
+proxy.stop()
+
+# --- The service stopped: the store still answers ----------------------------------------
+v4.stop()
+code, out, err = run("get", "Customers('O''NEIL')", "--store", store, "--mode", "offline")
+check("offline read with the service stopped", code == 0 and json.loads(out).get("City") == seed.customer(10)["City"], out + err)
+code, out, err = run("get", "Products", "--service", v4.url, "--timeout", "5")
+check("online read with the service stopped exits 24", code == 24, f"{code} {err!r}")
+
+# --- V2 (pyslet) -------------------------------------------------------------------------
+v2 = Server("serve.py", "v2")
+store2 = os.path.join(tmp, "v2.store")
+code, out, err = run("offline", "init", "--service", v2.url, "--store", store2, "--define", "Products?$expand=Category")
+check("V2 init", code == 0 and json.loads(out)["definingRequests"][0]["entities"] == 300, f"{code} {out} {err}")
+for path in ["Products(50)", "Products(1)/Category", "Categories(3)", "Products/$count", "Products?$top=3&$skip=5"]:
+    code, local, err = run("get", path, "--store", store2, "--mode", "offline")
+    code2, online, err2 = run("get", path, "--service", v2.url)
+    check(f"V2 {path} offline == online", code == 0 and code2 == 0 and json.loads(local) == json.loads(online),
+          f"\n  local  {local[:300]}\n  online {online[:300]} {err} {err2}")
+v2.stop()
+
+print(f"{passed} passed, {failed} failed")
+sys.exit(1 if failed else 0)
