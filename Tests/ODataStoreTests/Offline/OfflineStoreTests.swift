@@ -129,6 +129,50 @@ struct OfflineStoreTests {
         try again.close()
     }
 
+    /// A connection reset in the middle of the download fails the opening; the file keeps
+    /// the pages written, and the next open resumes after them (the earlier pages are not
+    /// fetched again) and ends with every entity exactly once.
+    @Test func aFailedDownloadResumesWhereItStopped() async throws {
+        let server = try TestServer.start(.v4, pageSize: 1000)
+        defer { server.stop() }
+        let proxy = try TestServer.faultProxy(upstream: server.serviceRoot)
+        defer { proxy.stop() }
+        // Two resets: libcurl sends a GET again once when a reused connection dies.
+        try proxy.setFault("reset", count: 2, match: "skiptoken=120")
+        var options = StoreOptions(serviceRoot: proxy.serviceRoot)
+        options.kind = .offline
+        options.storePath = Self.temporaryPath("resume.store")
+        options.definingRequests = ["Products?$expand=Category"]
+        options.downloadPageSize = 40
+        let reports = Mutex<[DownloadProgress]>([])
+        options.downloadProgress = { _, p in reports.withLock { $0.append(p) } }
+        let (failing, state, error) = try await Self.opened(options)
+        #expect(state == .failed)
+        #expect(error?.code == .io || error?.code == .offline, "\(String(describing: error))")
+        #expect(reports.withLock { $0.map(\.entities) } == [40, 80, 120])
+        try failing.close()
+
+        try proxy.clearFaults()
+        reports.withLock { $0.removeAll() }
+        let before = try Self.requests(proxy)
+        let (store, state2, error2) = try await Self.opened(options)
+        #expect(state2 == .open, "\(String(describing: error2))")
+        #expect(reports.withLock { $0.map(\.entities) } == [160, 200, 240, 280, 300])
+        // $metadata comes from the file: only the five missing pages went to the service.
+        #expect(try Self.requests(proxy) - before == 5)
+        let all = try await Self.run(store, "Products?$count=true") { try $0.setPaging(.follow) }.get()
+        #expect(all.count == 300)
+        let ids = try JSONValue.parse(all.json)["value"]?.arrayValue?.compactMap { $0["ID"]?.int64Value }
+        #expect(ids == (1...300).map(Int64.init))
+        #expect(try await Self.run(store, "Categories/$count").get().json == "{\"value\":10}")
+        try store.close()
+    }
+
+    static func requests(_ proxy: TestServer) throws -> Int {
+        let state = try JSONValue.parse(proxy.faultState())
+        return Int(state["requests"]?.int64Value ?? -1)
+    }
+
     @Test func serverPagingOfLocalResults() async throws {
         let server = try TestServer.start(.v4)
         defer { server.stop() }
