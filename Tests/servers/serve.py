@@ -23,7 +23,8 @@ import _launcher  # noqa: E402
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("version", choices=["v4", "v2"], help="v4: odatapy; v2: pyslet")
+    parser.add_argument("version", choices=["v4", "v2", "v4tricky"],
+                        help="v4: odatapy; v2: pyslet; v4tricky: odatapy with data that trips up query evaluators (tricky_service.py)")
     parser.add_argument("--page-size", type=int, default=None,
                         help="server-driven paging: at most N entities per response "
                              "(v4 default: no paging; v2 default: 100, pyslet's topmax)")
@@ -40,6 +41,10 @@ def main() -> None:
         import v4_service
         app = v4_service.build_app(args.page_size)
         mount = v4_service.MOUNT + "/"
+    elif args.version == "v4tricky":
+        import tricky_service
+        app = tricky_service.build_app(args.page_size)
+        mount = tricky_service.MOUNT + "/"
     else:
         import v2_service
         workdir = tempfile.mkdtemp(prefix="ods-v2-")
@@ -48,7 +53,7 @@ def main() -> None:
         mount = v2_service.MOUNT + "/"
 
     server = waitress.create_server(
-        app if args.version == "v4" else _deferred_app,
+        _deferred_app if args.version == "v2" else app,
         host=args.host, port=args.port, threads=args.threads,
         ident="odatastore-test", clear_untrusted_proxy_headers=True,
     )

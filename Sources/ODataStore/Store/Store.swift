@@ -125,11 +125,12 @@ public final class Store: Sendable {
         for d in o.definingRequests {
             let relative = DefiningRequest.relative(d, serviceRoot: o.serviceRoot)
             guard !relative.isEmpty else { throw .invalid("a defining request is empty") }
+            let (text, escaped) = RequestURL.escapingStrayPercents(relative)
             do {
-                _ = try ResourceRequestParser(version: o.odataVersion).parse(relative)
+                _ = try ResourceRequestParser(version: o.odataVersion).parse(text)
             } catch {
                 throw ODataStoreError(.syntax, "defining request \"\(d)\": \(error.message)",
-                                      position: error.position + (d.count - relative.count))
+                                      position: RequestURL.originalPosition(error.position, escaped: escaped) + (d.count - relative.count))
             }
         }
     }

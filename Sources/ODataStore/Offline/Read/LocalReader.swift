@@ -67,10 +67,12 @@ struct LocalReader {
 
     private func parse(_ path: String) throws(ODataStoreError) -> ResourceRequest {
         let relative = DefiningRequest.relative(path, serviceRoot: serviceRoot)
+        let (text, escaped) = RequestURL.escapingStrayPercents(relative)
         do {
-            return try ResourceRequestParser(version: model.version).parse(relative, checkingAgainst: model)
+            return try ResourceRequestParser(version: model.version).parse(text, checkingAgainst: model)
         } catch {
-            throw ODataStoreError(.syntax, "\(error.message) (in \"\(path)\")", position: error.position + (path.count - relative.count))
+            let position = RequestURL.originalPosition(error.position, escaped: escaped) + (path.count - relative.count)
+            throw ODataStoreError(.syntax, "\(error.message) (in \"\(path)\")", position: position)
         }
     }
 
