@@ -113,6 +113,9 @@ struct FilterSQLTests {
             ("Products?$filter=not (contains(Description,'fresh') and false)", ["1", "2", "3", "4", "5", "6", "7"]),
             ("Products?$filter=(contains(Description,'fresh') or true) eq true", ["1", "2", "3", "4", "5", "6", "7"]),
             ("Products?$filter=(contains(Description,'fresh') and true) eq null", ["3"]),
+            // Operands are grouped: `NOT x IS 1` would read as `NOT (x IS 1)`.
+            ("Products?$filter=(not contains(Description,'fresh')) eq true", ["2", "4", "5", "6", "7"]),
+            ("Products?$filter=(not contains(Description,'fresh')) ne true", ["1", "3"]),
             ("Products?$filter=Discontinued", ["3", "5"]),
             ("Products?$filter=Discontinued eq true", ["3", "5"]),
             ("Products?$filter=not Discontinued", ["1", "2", "4", "6", "7"]),

@@ -73,8 +73,8 @@ extension FilterSQL {
         let (target, mode) = try compareMode(a.rep, b.rep, relational: relational, e)
         let ls = try side(a, target, mode, e, &p)
         let rs = try side(b, target, mode, e, &p)
-        var lc = ls
-        if case .collate(let c) = mode { lc = "\(SQLText.paren(ls)) COLLATE \(c)" }
+        var lc = SQLText.paren(ls)
+        if case .collate(let c) = mode { lc = "\(lc) COLLATE \(c)" }
         let rp = SQLText.paren(rs)
         let nanA = mode == .double && a.mayBeNaN
         let nanB = mode == .double && b.mayBeNaN
@@ -83,7 +83,7 @@ extension FilterSQL {
         func equality() -> String {
             var sql = nullable ? "\(lc) IS \(rp)" : "\(lc) = \(rp)"
             if nanA && nanB {
-                sql = nullable ? "\(sql) AND (\(ls) IS NULL OR ods_isnum(\(ls)))" : "\(sql) AND ods_isnum(\(ls))"
+                sql = nullable ? "\(sql) AND (\(SQLText.paren(ls)) IS NULL OR ods_isnum(\(ls)))" : "\(sql) AND ods_isnum(\(ls))"
             }
             return sql
         }
@@ -186,8 +186,8 @@ extension FilterSQL {
         if allLiterals, let first = modes.first, modes.allSatisfy({ $0.0 == first.0 && $0.1 == first.1 }), first.1 != .blob {
             let (target, mode) = first
             let ls = try side(a, target, mode, e, &p)
-            var lc = ls
-            if case .collate(let c) = mode { lc = "\(SQLText.paren(ls)) COLLATE \(c)" }
+            var lc = SQLText.paren(ls)
+            if case .collate(let c) = mode { lc = "\(lc) COLLATE \(c)" }
             var list: [String] = []
             for o in operands where !(mode == .double && o.mayBeNaN) { list.append(try side(o, target, mode, e, &p)) }
             if list.isEmpty { return .boolean("0", nullable: false) }
