@@ -114,6 +114,17 @@ struct ExactDecimal: Equatable, Sendable {
 
     var negated: ExactDecimal { ExactDecimal(digits: digits, scale: scale, negative: !negative) }
 
+    /// The same value without trailing zeros after the point (`1.500` → `1.5`).
+    var reduced: ExactDecimal {
+        var d = digits
+        var s = scale
+        while s > 0, let last = d.first, last == 0 {
+            d.removeFirst()
+            s -= 1
+        }
+        return ExactDecimal(digits: d, scale: s, negative: negative)
+    }
+
     // MARK: - Text
 
     /// Plain notation, no exponent: `-12.50`, `0.001`, `1000` (a negative scale is written out
@@ -182,6 +193,7 @@ struct ExactDecimal: Equatable, Sendable {
         let (q, r) = Magnitude.divide(dividend, b.digits)
         var scale = a.scale - b.scale + k
         var kept = q
+        var exact = r.isEmpty
         if kept.count > precision {
             let drop = kept.count - precision
             let dropped = Array(kept[0..<drop])
@@ -189,6 +201,7 @@ struct ExactDecimal: Equatable, Sendable {
             // Compare the dropped part with one half of a unit in the last kept place.
             let first = dropped[drop - 1]
             let restZero = dropped[0..<(drop - 1)].allSatisfy { $0 == 0 } && r.isEmpty
+            exact = exact && first == 0 && restZero
             let roundUp: Bool
             if first > 5 || (first == 5 && !restZero) {
                 roundUp = true
@@ -199,6 +212,15 @@ struct ExactDecimal: Equatable, Sendable {
             }
             if roundUp { kept = Magnitude.add(kept, [1]) }
             scale -= drop
+        }
+        if exact {
+            // An exact quotient keeps no more places than it needs, down to the operands'
+            // scale difference (Python's "ideal exponent": 1 / 4 is 0.25, 1.00 / 1 is 1.00).
+            let ideal = a.scale - b.scale
+            while scale > ideal, let last = kept.first, last == 0 {
+                kept.removeFirst()
+                scale -= 1
+            }
         }
         guard abs(scale) <= 4 * Self.maxExponent else { throw .tooLarge }
         return ExactDecimal(digits: kept, scale: scale, negative: a.negative != b.negative)

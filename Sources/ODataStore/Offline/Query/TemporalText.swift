@@ -188,7 +188,7 @@ enum TemporalText {
 
     /// Total seconds of a duration as a decimal text (`86401.5`, `-0.25`).
     static func totalSecondsText(_ d: OrderedText.Instant) -> String {
-        let total = ExactDecimal.fromDuration(d)
+        let total = ExactDecimal.fromDuration(d).reduced
         return (try? total.text()) ?? "0"
     }
 
