@@ -212,6 +212,11 @@ struct ExactDecimal: Equatable, Sendable {
             }
             if roundUp { kept = Magnitude.add(kept, [1]) }
             scale -= drop
+            // 9.99... rounded up to 10.00...: one digit too many, and it is a zero.
+            if kept.count > precision {
+                kept.removeFirst()
+                scale -= 1
+            }
         }
         if exact {
             // An exact quotient keeps no more places than it needs, down to the operands'
