@@ -47,14 +47,32 @@ struct DifferentialTests {
 
     /// A random `$filter` predicate over Items of depth at most `depth`.
     static func itemPredicate(_ g: inout Generator, depth: Int, variable v: String = "") -> String {
+        predicate(&g, depth: depth, variable: v).text
+    }
+
+    /// The predicate and whether it may compare a null with gt/ge/lt/le. odatapy evaluates
+    /// such a comparison to null where OData says false (ODATA-166: a relational operator
+    /// with a null operand is false; only `not` can tell the two apart), so `not` is only
+    /// put around predicates without one.
+    static func predicate(_ g: inout Generator, depth: Int, variable v: String) -> (text: String, nullRelational: Bool) {
         if depth > 0 && g.chance(40) {
+            let a = predicate(&g, depth: depth - 1, variable: v)
             switch g.int(3) {
-            case 0: return "(\(itemPredicate(&g, depth: depth - 1, variable: v)) and \(itemPredicate(&g, depth: depth - 1, variable: v)))"
-            case 1: return "(\(itemPredicate(&g, depth: depth - 1, variable: v)) or \(itemPredicate(&g, depth: depth - 1, variable: v)))"
-            default: return "not (\(itemPredicate(&g, depth: depth - 1, variable: v)))"
+            case 0, 1:
+                let b = predicate(&g, depth: depth - 1, variable: v)
+                return ("(\(a.text) \(g.chance(50) ? "and" : "or") \(b.text))", a.nullRelational || b.nullRelational)
+            default:
+                return a.nullRelational ? a : ("not (\(a.text))", false)
             }
         }
         let cmp = g.pick(["eq", "ne", "gt", "ge", "lt", "le"])
+        let text = atom(&g, cmp: cmp, variable: v)
+        let relational = !(cmp == "eq" || cmp == "ne")
+        let nullable = ["Note", "When", "Day", "Count", "Group/", "null"].contains { text.contains($0) }
+        return (text, relational && nullable)
+    }
+
+    static func atom(_ g: inout Generator, cmp: String, variable v: String) -> String {
         switch g.int(24) {
         case 0: return "\(v)Name \(cmp) \(quoted(g.pick(names)))"
         case 1: return "\(v)Code \(cmp) \(quoted(g.pick(codes)))"
@@ -84,10 +102,13 @@ struct DifferentialTests {
             switch g.int(3) {
             case 0: return "\(v)Count \(op) \(g.pick([1, 2, 3, -4])) \(cmp) \(g.int(10) - 5)"
             case 1: return "\(v)Amount \(op == "mod" ? "add" : op) \(g.pick(["1", "0.5", "-2", "3"])) \(cmp) \(g.pick(amounts))"
-            default: return "\(v)Big \(g.pick(["add", "sub"])) 1 \(cmp) \(g.pick(bigs.filter { $0 != "9223372036854775807" && $0 != "-9223372036854775808" }))"
+            // Not Big: the data holds Int64's limits, and OData leaves overflow undefined
+            // (the store refuses it, the Python service computes beyond 64 bits).
+            default: return "\(v)Count \(op == "mod" || op == "div" ? "sub" : op) \(g.pick(["7", "-3"])) \(cmp) \(g.int(20) - 10)"
             }
         case 21: return "\((v + g.pick(["Code", "Name"]))) in (\(quoted(g.pick(codes))),\(quoted(g.pick(names))),\(quoted(g.pick(codes))))"
-        case 22: return "\(v)Count in (\(g.int(10) - 5),\(g.int(10) - 5),null)"
+        // No null in the list: odatapy does not match null there (OData: `in` is `eq`s).
+        case 22: return "\(v)Count in (\(g.int(10) - 5),\(g.int(10) - 5),\(g.int(10) - 5))"
         default:
             return g.chance(60) ? "\(v)Group/Title \(cmp) \(quoted(g.pick(["GAMMA", "beta Team", "O'Brien & Co", "", "zeta"])))"
                                 : "\(v)Group/ID \(cmp) \(g.int(13))"
@@ -107,26 +128,41 @@ struct DifferentialTests {
 
     static let itemProperties = ["Name", "Code", "Note", "Amount", "Big", "Ratio", "When", "Day", "Flag", "Count", "GroupID"]
 
-    /// A random READ of the tricky service.
-    static func query(_ g: inout Generator) -> (path: String, ordered: Bool) {
+    /// An `$orderby` whose last term is the key, so the order is total: odatapy does not break
+    /// ties by key (the store does), and OData leaves the order of ties to the service.
+    static func orderBy(_ g: inout Generator, _ properties: [String], extra: [String] = []) -> String {
+        var terms = ["\(g.pick(properties))\(g.chance(50) ? " desc" : "")"]
+        if g.chance(30) { terms.append("\(g.pick(properties))\(g.chance(50) ? " desc" : "")") }
+        if !extra.isEmpty && g.chance(15) { terms = ["\(g.pick(extra))\(g.chance(50) ? " desc" : "")"] }
+        terms.append(g.chance(50) ? "ID" : "ID desc")
+        return terms.joined(separator: ",")
+    }
+
+    /// A random READ of the tricky service. `nestedExpand` adds `$expand=Items(...)` with
+    /// nested options to Groups reads (run after every lambda: see the test).
+    static func query(_ g: inout Generator, nestedExpand: Bool = false) -> (path: String, ordered: Bool) {
         var options: [String] = []
         var ordered = false
+        if nestedExpand {
+            var groups: [String] = []
+            if g.chance(50) { groups.append("$filter=" + g.pick(["ID le 6", "contains(Title,'a')", "ID ne 11"])) }
+            groups.append("$expand=Items($filter=\(itemPredicate(&g, depth: 1));$orderby=\(orderBy(&g, itemProperties));$top=\(g.int(5) + 1)\(g.chance(30) ? ";$count=true" : ""))")
+            groups.append("$orderby=Title,ID")
+            return ("Groups?" + groups.joined(separator: "&"), true)
+        }
         if g.chance(75) {
             if g.chance(80) {
                 options.append("$filter=" + itemPredicate(&g, depth: 2))
             } else {
                 var groups: [String] = []
                 groups.append("$filter=" + groupPredicate(&g))
-                if g.chance(50) { groups.append("$expand=Items($filter=\(itemPredicate(&g, depth: 0));$orderby=\(g.pick(itemProperties)) desc;$top=3)") }
-                if g.chance(30) { groups.append("$orderby=Title"); return ("Groups?" + groups.joined(separator: "&"), true) }
+                if g.chance(30) { groups.append("$expand=Items") }
+                if g.chance(30) { groups.append("$orderby=Title,ID"); return ("Groups?" + groups.joined(separator: "&"), true) }
                 return ("Groups?" + groups.joined(separator: "&"), false)
             }
         }
         if g.chance(50) {
-            var terms = ["\(g.pick(itemProperties))\(g.chance(50) ? " desc" : "")"]
-            if g.chance(30) { terms.append("\(g.pick(itemProperties))\(g.chance(50) ? " desc" : "")") }
-            if g.chance(15) { terms = ["\(g.pick(["length(Name)", "tolower(Code)", "year(When)", "Group/Title"]))\(g.chance(50) ? " desc" : "")"] }
-            options.append("$orderby=" + terms.joined(separator: ","))
+            options.append("$orderby=" + orderBy(&g, itemProperties, extra: ["length(Name)", "tolower(Code)", "year(When)", "Group/Title"]))
             ordered = true
         }
         if ordered && g.chance(40) { options.append("$top=\(g.int(20) + 1)") }
@@ -205,13 +241,23 @@ struct DifferentialTests {
             let (path, ordered) = Self.query(&g)
             try await Self.compare(online, offline, path, ordered: ordered, into: &tally)
         }
+        // odatapy 5.3.0 keeps the collection a nested $filter/$top of an $expand produced and
+        // evaluates later lambdas over it (Groups?$filter=Items/all(...) then answers from the
+        // trimmed collection): queries with nested expand options come after every lambda.
+        for _ in 0..<60 {
+            let (path, ordered) = Self.query(&g, nestedExpand: true)
+            try await Self.compare(online, offline, path, ordered: ordered, into: &tally)
+        }
         // Fixed cases the generator may miss: each of them once.
-        for path in ["Items?$filter=Amount eq -0.01", "Items?$filter=Big gt 9007199254740992&$orderby=Big",
-                     "Items?$orderby=When,ID", "Items?$orderby=Amount desc,Name", "Items?$filter=Name eq 'O''Neil'",
+        for path in ["Items?$filter=Amount eq -0.01", "Items?$filter=Big gt 9007199254740992&$orderby=Big,ID",
+                     "Items?$orderby=When,ID", "Items?$orderby=Amount desc,Name,ID", "Items?$filter=Name eq 'O''Neil'",
                      "Items?$filter=Name eq 'o''neil'", "Items?$filter=tolower(Name) eq 'größe'", "Items?$filter=toupper(Name) eq 'ZOË'",
                      "Items?$filter=length(Name) eq 7", "Groups?$filter=not Items/any()", "Groups(11)/Items",
-                     "Items?$filter=When eq 2024-03-09T03:00:00Z", "Items?$filter=Count div 2 eq -3", "Items?$filter=Count mod 3 eq -1",
-                     "Items?$orderby=Name&$top=5", "Items?$orderby=Note desc&$top=10", "Items?$filter=Note eq ''"] {
+                     "Items?$filter=When eq 2024-03-09T03:00:00Z", "Items?$filter=Count div 2 eq -3",
+                     // Non-negative dividends only: odatapy's mod is Python's (floored: -4 mod 3 = 2);
+                     // OData's result has the sign of the left operand (-1), as the store computes.
+                     "Items?$filter=Count ge 0 and Count mod 3 eq 1",
+                     "Items?$orderby=Name,ID&$top=5", "Items?$orderby=Note desc,ID&$top=10", "Items?$filter=Note eq ''"] {
             try await Self.compare(online, offline, path, ordered: path.contains("$orderby"), into: &tally)
         }
         let total = tally.agreed + tally.unsupported.count + tally.mismatches.count

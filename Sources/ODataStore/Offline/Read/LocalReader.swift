@@ -337,6 +337,7 @@ struct LocalReader {
             let o = item.options
             var params = SQLParameters()
             let whereSQL = try conditions(o, table: target, alias: "t0", parent: parent, key: nil, &params)
+            let countParams = params  // the count statement has only the WHERE clause's placeholders
             let order = try orderBy(o, table: target, alias: "t0", &params)
             var sql = "SELECT \(EntityJSON.selectList(target, alias: "t0")) FROM \(target.quoted) t0 WHERE \(whereSQL) ORDER BY \(order)"
             if link.isCollection {
@@ -349,7 +350,7 @@ struct LocalReader {
             if wrote { out.append(UInt8(ascii: ",")) }
             wrote = true
             if link.isCollection, o.count == true {
-                let n = try count(target, whereSQL: whereSQL, params)
+                let n = try count(target, whereSQL: whereSQL, countParams)
                 out.append(contentsOf: "\"\(link.name)@odata.count\":\(n),".utf8)
             }
             out.append(UInt8(ascii: "\""))
