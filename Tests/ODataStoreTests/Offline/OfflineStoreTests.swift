@@ -221,6 +221,54 @@ struct OfflineStoreTests {
         try store.close()
     }
 
+    /// A store of a newer format, or one made for other $metadata or another service, is
+    /// refused with a clear status and left exactly as it was.
+    @Test func storesOfANewerFormatOrAnotherServiceAreRefusedAndLeftAlone() async throws {
+        let metadata = OfflineFixtures.root.appendingPathComponent("servers/v4_metadata.xml").path
+        let path = Self.temporaryPath("format.store")
+        // Made from a local $metadata document: no service is contacted for an empty-ish store
+        // whose only defining request cannot download (the service is not there)...
+        var options = StoreOptions(serviceRoot: "http://127.0.0.1:9/odata/")
+        options.kind = .offline
+        options.storePath = path
+        options.metadataPath = metadata
+        options.definingRequests = ["Customers"]
+        options.connectTimeoutMilliseconds = 2000
+        let (first, state, _) = try await Self.opened(options)
+        #expect(state == .failed)  // the download could not reach the service; the file exists
+        try first.close()
+        #expect(FileManager.default.fileExists(atPath: path))
+
+        // Another service root: refused.
+        var other = options
+        other.serviceRoot = "http://127.0.0.1:9/other/"
+        let (s2, state2, error2) = try await Self.opened(other)
+        #expect(state2 == .failed)
+        #expect(error2?.code == .invalidArgument && error2?.message.contains("another service") == true)
+        try s2.close()
+
+        // Other $metadata than the file was made from: refused.
+        var otherModel = options
+        otherModel.metadataPath = nil
+        otherModel.metadataDocument = Array((try String(contentsOfFile: metadata, encoding: .utf8)).replacingOccurrences(of: "Category", with: "Kategorie").utf8)
+        let (s3, state3, error3) = try await Self.opened(otherModel)
+        #expect(state3 == .failed)
+        #expect(error3?.message.contains("other $metadata") == true)
+        try s3.close()
+
+        // A newer format: refused, the file unchanged.
+        do {
+            let c = try SQLiteConnection(path: path, create: false)
+            try c.execute("PRAGMA user_version = 99")
+        }
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let (s4, state4, error4) = try await Self.opened(options)
+        #expect(state4 == .failed)
+        #expect(error4?.code == .unsupported && error4?.message.contains("newer format") == true)
+        try s4.close()
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+    }
+
     @Test func aFileThatIsNotAStoreIsRefusedAndLeftAlone() async throws {
         let path = Self.temporaryPath("notastore.store")
         let text = Array("just some text, not SQLite".utf8)
