@@ -33,6 +33,11 @@ struct FilterSQLModelFeatureTests {
         <Property Name="At" Type="Edm.TimeOfDay"/>
         <Property Name="Data" Type="Edm.Binary"/>
         <Property Name="Small" Type="Edm.Byte"/>
+        <Property Name="Flag" Type="Edm.Boolean"/>
+        <Property Name="Price" Type="Edm.Decimal" Scale="variable"/>
+        <Property Name="Big" Type="Edm.Int64"/>
+        <Property Name="When" Type="Edm.DateTimeOffset"/>
+        <Property Name="Day" Type="Edm.Date"/>
         <Property Name="Tags" Type="Collection(Edm.String)"/>
         <Property Name="Scores" Type="Collection(Edm.Int64)"/>
         <Property Name="Amounts" Type="Collection(Edm.Decimal)"/>
@@ -90,7 +95,14 @@ struct FilterSQLModelFeatureTests {
             ["@rid": 5, "ID": 5, "Name": "five", "Ratio": .real(0), "Color": "Red", "Access": "Read,Delete", "Span": "PT0S",
              "At": "00:00:00", "Tags": #"["a"]"#],
         ]
-        for row in rows { try h.insert("Items", row) }
+        let more: [[String: SQLValue]] = [
+            ["Flag": 1, "Price": "1.50", "Big": .integer(9_007_199_254_740_993), "When": "2024-01-01T10:00:00Z", "Day": "2024-01-01"],
+            ["Flag": 0, "Price": "-0.01", "Big": .integer(-9_223_372_036_854_775_807), "When": "2024-01-01T12:00:00+02:00", "Day": "2020-02-29"],
+            ["Flag": .null, "Price": "0", "Big": 0, "When": "2023-12-31T23:30:00-05:00", "Day": .null],
+            ["Flag": 1, "Price": "999999999999.999999", "Big": .integer(.max), "When": .null, "Day": "0001-01-01"],
+            ["Flag": 0, "Price": .null, "Big": .null, "When": "9999-12-31T23:59:59.9999999Z", "Day": "9999-12-31"],
+        ]
+        for (row, extra) in zip(rows, more) { try h.insert("Items", row.merging(extra) { a, _ in a }) }
         try h.insert("People", ["@rid": 1, "ID": "p1", "Name": "Ann", "@extra": #"{"Nick":"annie","Age":30}"#])
         try h.insert("People", ["@rid": 2, "ID": "p2", "Name": "Bob", "@extra": #"{"Age":40}"#])
         try h.insert("People", ["@rid": 3, "ID": "p3", "Name": "Cy"])

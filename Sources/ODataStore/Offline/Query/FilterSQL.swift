@@ -365,7 +365,7 @@ enum SQLText {
     static func and(_ parts: [String]) -> String {
         let kept = parts.filter { $0 != "1" }
         if kept.isEmpty { return "1" }
-        if kept.contains("0") { return "0" }
+        // A "0" among other parts keeps them: their parameters must stay referenced.
         return balanced(kept, "AND")
     }
 }
