@@ -40,7 +40,7 @@ struct FilterSQL {
 
     /// A boolean SQL condition (0 or 1, never NULL) equivalent to the `$filter` predicate `e`
     /// evaluated on the row `scope` names: true exactly where OData's value is true (false
-    /// and null exclude, V4.01 Part 2, 5.1.2.1 "System Query Option $filter").
+    /// and null exclude, V4.01 Part 2, 5.1.2 "System Query Option $filter").
     mutating func condition(_ e: FilterExpression, in scope: SQLScope, _ parameters: inout SQLParameters) throws(ODataStoreError) -> String {
         let sql = try truth(e, scope, &parameters)
         try SQLNesting.check(sql, e, version: model.version)
