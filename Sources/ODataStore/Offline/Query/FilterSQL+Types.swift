@@ -210,7 +210,7 @@ enum SQLNesting {
         (c >= 97 && c <= 122) || (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c == UInt8(ascii: "_")
     }
 
-    static func check(_ sql: String, _ e: FilterExpression, version: ODataVersion) throws(ODataStoreError) {
+    static func check(_ sql: String) throws(ODataStoreError) {
         guard cost(sql) <= budget else {
             throw ODataStoreError(.unsupported, "an expression nested this deeply cannot be evaluated offline (SQLite's parser limit)")
         }

@@ -43,7 +43,7 @@ struct FilterSQL {
     /// and null exclude, V4.01 Part 2, 5.1.2 "System Query Option $filter").
     mutating func condition(_ e: FilterExpression, in scope: SQLScope, _ parameters: inout SQLParameters) throws(ODataStoreError) -> String {
         let sql = try truth(e, scope, &parameters)
-        try SQLNesting.check(sql, e, version: model.version)
+        try SQLNesting.check(sql)
         return sql
     }
 
@@ -54,7 +54,7 @@ struct FilterSQL {
         let t = try term(e, scope, &parameters)
         guard case .scalar(let o) = t else { throw unsupported("ordering by a structured value", e) }
         let sql = try orderSQL(o, &parameters)
-        try SQLNesting.check(sql, e, version: model.version)
+        try SQLNesting.check(sql)
         return sql
     }
 
