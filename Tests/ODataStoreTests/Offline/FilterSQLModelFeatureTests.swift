@@ -233,6 +233,8 @@ struct FilterSQLModelFeatureTests {
             ("Items?$filter=Places/any(p:p/Zip eq null)", ["1"]),
             ("Items?$filter=Places/all(p:p/Zip gt 0)", ["2", "3", "4", "5"]),
             ("Items?$filter=Places/$count eq 2", ["1"]),
+            ("Items?$filter=Places/any(p:p/Geo/Lat gt 0)", []),
+            ("Items?$filter=Places/any(p:p/City eq 'Paris' and p/Zip eq 75001)", ["3"]),
             ("Items?$filter=Places/any(p:p/City eq $it/Home/City)", []),
             ("Items?$filter=Places/any(p:p/Zip eq $it/Home/Zip)", []),
         ])
@@ -254,6 +256,7 @@ struct FilterSQLModelFeatureTests {
             ("Items?$filter=Shape/Rich.Circle/Radius gt 2", ["2"]),
             ("Items?$filter=Shape/Rich.Circle/Radius eq null", ["1", "4", "5"]),
             ("Items?$filter=Shape eq null", ["4", "5"]),
+            ("Items?$filter=Shape/Label eq null", ["3", "4", "5"]),
             ("Items?$filter=Note/Text eq 'hi'", ["1"]),
             ("Items?$filter=Note/Mood eq 'happy'", ["1"]),
             ("Items?$filter=Note eq null", ["2", "3", "5"]),
@@ -307,6 +310,13 @@ struct FilterSQLModelFeatureTests {
             ("Items?$filter=Rich.SpecialItem/Friends/any(f:f/Name eq 'Bob')", ["2"]),
             ("Items?$filter=isof(Parent,Rich.SpecialItem)", ["4"]),
             ("Items?$filter=Parent/Rich.SpecialItem/Extra eq 'y'", ["4"]),
+            ("Items?$filter=Parent/Children/any(c:c/Name eq 'three')", ["2", "3"]),
+            ("Items?$filter=Parent/Tags/any(t:t eq 'a')", ["2", "3", "4"]),
+            ("Items?$filter=Parent/Children/$count eq 2", ["2", "3"]),
+            ("Items?$filter=Rich.SpecialItem/Friends/$count eq 2", ["2"]),
+            ("Items?$filter=isof(Parent,Rich.Item)", ["2", "3", "4"]),
+            ("Items?$filter=Children/any(c:c/Tags/any(t:t eq 'b'))", ["1"]),
+            ("Items?$filter=Children/any(c:c/Tags/any(t:t eq c/Name or t eq $it/Name))", []),
         ])
         check(h, [("Items?$orderby=Parent/Name desc,ID", ["4", "2", "3", "1", "5"])])
     }
