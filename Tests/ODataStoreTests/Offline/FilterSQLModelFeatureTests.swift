@@ -49,6 +49,7 @@ struct FilterSQLModelFeatureTests {
         <NavigationProperty Name="Children" Type="Collection(Rich.Item)" Partner="Parent"/>
         <NavigationProperty Name="Parent" Type="Rich.Item" Partner="Children"/>
         <NavigationProperty Name="Owner" Type="Rich.Person"/>
+        <NavigationProperty Name="Revisions" Type="Collection(Rich.Person)" ContainsTarget="true"/>
       </EntityType>
       <EntityType Name="SpecialItem" BaseType="Rich.Item">
         <Property Name="Extra" Type="Edm.String"/>
@@ -339,6 +340,7 @@ struct FilterSQLModelFeatureTests {
             ("Items?$filter=cast(Ratio,Edm.String) eq '1.5'", "cast"),
             ("Items?$filter=hassubsequence(Tags,Tags)", "hassubsequence"),
             ("Items?$filter=contains(Tags,Tags)", "contains"),
+            ("Items?$filter=Revisions/any()", "containment"),
         ] {
             let e = h.translationError(url)
             #expect(e?.code == .unsupported, "\(url)")

@@ -99,7 +99,11 @@ extension FilterSQL {
             }
             if let type = model.structuredType(table.entityType), model.navigationProperty(name, of: type) != nil
                 || table.derivedTypes.contains(where: { model.structuredType($0).flatMap { model.navigationProperty(name, of: $0) } != nil }) {
-                let link = try schema.link(from: table, navigation: name).get()
+                let link: NavigationLink
+                switch schema.link(from: table, navigation: name) {
+                case .success(let l): link = l
+                case .failure(let reason): throw unsupported("navigation \(name) (\(reason.message))", e)
+                }
                 if link.isCollection {
                     state.cursor = .entityCollection(link, from: alias, cast: nil)
                 } else {
