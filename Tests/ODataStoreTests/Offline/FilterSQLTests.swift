@@ -424,6 +424,25 @@ struct FilterSQLTests {
         #expect(try h.keys("Products?$filter=length(Name) eq 2 and startswith(Name,'e')") == ["9"])
     }
 
+    /// A comparison of a column with a literal stays a plain SQL comparison (the collation
+    /// the column declares, no function around the column), so an index on it is used.
+    @Test func plainComparisonsCanUseIndexes() throws {
+        let h = try Self.products()
+        for column in ["Rating", "Price", "Name", "LastModified", "Stock", "ReleaseDate"] {
+            try h.db.execute("CREATE INDEX \"ix\(column)\" ON \"e:Products\" (\"\(column)\")")
+        }
+        for (filter, index) in [("Rating eq 4", "ixRating"), ("Rating gt 3", "ixRating"), ("Price gt 100", "ixPrice"),
+                                ("Price eq 1.5", "ixPrice"), ("Name eq 'x'", "ixName"), ("Name in ('a','b')", "ixName"),
+                                ("LastModified gt 2024-01-01T00:00:00Z", "ixLastModified"), ("Stock lt 5", "ixStock"),
+                                ("ReleaseDate eq 2020-01-01", "ixReleaseDate"), ("Rating eq 4 and Price gt 2", "ixRating"),
+                                ("Price le 0.1 and Description ne null", "ixPrice")] {
+            let t = try h.translate("Products?$filter=\(filter)")
+            let whereOnly = String(t.sql[..<(t.sql.firstRange(of: " ORDER BY ")?.lowerBound ?? t.sql.endIndex)])
+            let plan = try h.db.rows("EXPLAIN QUERY PLAN " + whereOnly, t.values).map { $0.map(QueryHarness.text).joined(separator: " ") }
+            #expect(plan.contains { $0.contains("SEARCH t0 USING INDEX \(index)") }, "\(filter): \(plan)")
+        }
+    }
+
     @Test func unsupportedConstructsFailClearly() throws {
         let h = try Self.products()
         for (url, construct) in [

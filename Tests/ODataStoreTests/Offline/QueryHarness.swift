@@ -77,6 +77,11 @@ final class QueryHarness {
         }
         order += keys
         sql += " ORDER BY " + order.joined(separator: ", ")
+        // Every bound value is used: SQLite only notices a missing last one.
+        let used = Self.placeholders(sql)
+        for i in parameters.values.indices where !used.contains(i + 1) {
+            Issue.record("?\(i + 1) is not used in \(sql) (\(url))")
+        }
         return Translation(sql: sql, values: parameters.values)
     }
 
@@ -88,6 +93,27 @@ final class QueryHarness {
         #expect(!t.sql.contains("'"), "a quote in \(t.sql)")
         let rows = try db.rows(t.sql, t.values)
         return rows.map { row in row.map(Self.text).joined(separator: ",") }
+    }
+
+    /// The numbers of the `?N` placeholders in SQL text (outside quoted identifiers).
+    static func placeholders(_ sql: String) -> Set<Int> {
+        var out: Set<Int> = []
+        let b = Array(sql.utf8)
+        var i = 0
+        var quoted = false
+        while i < b.count {
+            if b[i] == UInt8(ascii: "\"") { quoted.toggle() }
+            if !quoted, b[i] == UInt8(ascii: "?") {
+                var n = 0
+                var j = i + 1
+                while j < b.count, b[j] >= 48, b[j] <= 57 { n = n * 10 + Int(b[j] - 48); j += 1 }
+                out.insert(n)
+                i = j
+                continue
+            }
+            i += 1
+        }
+        return out
     }
 
     static func text(_ v: SQLValue) -> String {

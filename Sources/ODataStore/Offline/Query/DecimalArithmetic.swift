@@ -5,7 +5,7 @@
 /// Division is exact when the quotient has at most `divisionPrecision` significant digits,
 /// otherwise rounded half-to-even to that many digits: what Python's `decimal` module does
 /// in its default context (28 digits), so results agree with odatapy's. OData leaves the
-/// precision of a non-terminating quotient to the service (V4.01 Part 2, 5.1.1.2.4 "the
+/// precision of a non-terminating quotient to the service (V4.01 Part 2, 5.1.1.2.5 "the
 /// result is computed with maximal decimal scale").
 ///
 /// Sizes are bounded (`maxDigits`): an operation whose exact result would need more digits

@@ -10,7 +10,10 @@ extension FilterSQL {
     mutating func arithmetic(_ op: BinaryOperator, _ a: Operand, _ b: Operand, _ e: FilterExpression, _ p: inout SQLParameters) throws(ODataStoreError) -> Operand {
         let resultType = e.type
         if a.isNullLiteral || b.isNullLiteral {
-            return .null(resultType.flatMap(repOf) ?? .null, type: resultType)
+            let rep = resultType.flatMap(repOf) ?? .null
+            let other = a.isNullLiteral ? b : a
+            if case .sql = other.source { return .sql(Self.nullMentioning(other), rep, nullable: true, type: resultType) }
+            return .null(rep, type: resultType)
         }
         let nullable = a.nullable || b.nullable
         var a = a, b = b

@@ -29,11 +29,12 @@ extension FilterSQL {
             return Self.nullComparison(op, exists: exists(st, &p))
         case (.scalar(let a), .structured(let st)) where a.isNullLiteral:
             return Self.nullComparison(op, exists: exists(st, &p))
-        case (.collection, .scalar(let b)) where b.isNullLiteral:
-            // A collection is never null (it may be empty).
-            return Self.nullComparison(op, exists: "1")
-        case (.scalar(let a), .collection) where a.isNullLiteral:
-            return Self.nullComparison(op, exists: "1")
+        case (.collection(let st), .scalar(let b)) where b.isNullLiteral:
+            // A collection is never null (it may be empty); a path to it through an absent
+            // entity is.
+            return Self.nullComparison(op, exists: embedCondition(st, "1"))
+        case (.scalar(let a), .collection(let st)) where a.isNullLiteral:
+            return Self.nullComparison(op, exists: embedCondition(st, "1"))
         default:
             throw unsupported("a comparison of structured values or collections", e)
         }
@@ -43,8 +44,21 @@ extension FilterSQL {
         switch op {
         case .eq: return .boolean(exists == "1" ? "0" : (exists == "0" ? "1" : "NOT \(SQLText.paren(exists))"), nullable: false)
         case .ne: return .boolean(exists, nullable: false)
-        default: return .boolean("0", nullable: false)
+        default: return .boolean(exists == "1" || exists == "0" ? "0" : "(\(SQLText.paren(exists)) AND 0)", nullable: false)
         }
+    }
+
+    /// A constant false that still mentions `x`'s SQL, so the parameters bound while `x` was
+    /// translated stay referenced by the statement.
+    static func falseMentioning(_ x: Operand) -> String {
+        guard case .sql(let sql) = x.source else { return "0" }
+        return "(\(SQLText.paren(sql)) IS NULL AND 0)"
+    }
+
+    /// A NULL that still mentions `x`'s SQL (see `falseMentioning`).
+    static func nullMentioning(_ x: Operand) -> String {
+        guard case .sql(let sql) = x.source else { return "NULL" }
+        return "CASE WHEN \(SQLText.paren(sql)) IS NULL THEN NULL END"
     }
 
     static func sqlOperator(_ op: BinaryOperator) -> String {
@@ -64,9 +78,8 @@ extension FilterSQL {
             if a.isNullLiteral && b.isNullLiteral {
                 return .boolean(op == .eq ? "1" : "0", nullable: false)
             }
-            if relational { return .boolean("0", nullable: false) }
             let x = a.isNullLiteral ? b : a
-            if !x.nullable { return .boolean(op == .eq ? "0" : "1", nullable: false) }
+            if relational { return .boolean(Self.falseMentioning(x), nullable: false) }
             let xs = SQLText.paren(try render(x, &p))
             return .boolean(op == .eq ? "\(xs) IS NULL" : "\(xs) IS NOT NULL", nullable: false)
         }
@@ -174,7 +187,7 @@ extension FilterSQL {
     /// Literal items of one kind become SQL's `IN` (index-friendly).
     mutating func inList(_ l: Term, _ items: [FilterExpression], _ e: FilterExpression, _ s: SQLScope, _ p: inout SQLParameters) throws(ODataStoreError) -> Operand {
         guard case .scalar(let a) = l else { throw unsupported("'in' on a structured value", e) }
-        if items.isEmpty { return .boolean("0", nullable: false) }
+        if items.isEmpty { return .boolean(Self.falseMentioning(a), nullable: false) }
         var operands: [Operand] = []
         for item in items { operands.append(try scalar(item, s, &p)) }
         var modes: [(Rep, CompareMode)] = []
@@ -190,7 +203,7 @@ extension FilterSQL {
             if case .collate(let c) = mode { lc = "\(lc) COLLATE \(c)" }
             var list: [String] = []
             for o in operands where !(mode == .double && o.mayBeNaN) { list.append(try side(o, target, mode, e, &p)) }
-            if list.isEmpty { return .boolean("0", nullable: false) }
+            if list.isEmpty { return .boolean("(\(SQLText.paren(ls)) IS NULL AND 0)", nullable: false) }
             var parts = ["\(lc) IN (\(list.joined(separator: ", ")))"]
             var coalesce = false
             if mode == .double && a.mayBeNaN {
@@ -211,7 +224,10 @@ extension FilterSQL {
     /// `x has NS.Flags'A,B'`: the right operand's flags are all set in the left one
     /// (5.1.1.1.10); null when an operand is null.
     mutating func has(_ a: Operand, _ b: Operand, _ e: FilterExpression, _ p: inout SQLParameters) throws(ODataStoreError) -> Operand {
-        if a.isNullLiteral || b.isNullLiteral { return .null(.boolean, type: .primitive(.boolean)) }
+        if a.isNullLiteral || b.isNullLiteral {
+            let other = a.isNullLiteral ? b : a
+            return .sql(Self.nullMentioning(other), .boolean, nullable: true, type: .primitive(.boolean))
+        }
         guard case .enumeration(let name) = a.rep, let t = model.enumType(name) else {
             throw unsupported("'has' on a value that is not of a known enumeration type", e)
         }

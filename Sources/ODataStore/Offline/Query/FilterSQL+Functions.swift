@@ -1,4 +1,4 @@
-/// Canonical functions (V4.01 Part 2, 5.1.1.3 to 5.1.1.9; V2: MS-ODATA 2.2.3.6.1.1.4 and
+/// Canonical functions (V4.01 Part 2, 5.1.1.4 to 5.1.1.9; V2: MS-ODATA 2.2.3.6.1.1 and
 /// the V2 URI conventions, section 4.5) through the store's `ods_*` SQL functions. A null
 /// argument gives null (5.1.1.4). Functions whose meaning the store cannot reproduce
 /// exactly are refused with `.unsupported`: `matchespattern` (ECMAScript regular

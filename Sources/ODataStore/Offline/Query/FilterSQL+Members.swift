@@ -99,7 +99,11 @@ extension FilterSQL {
             }
             if let type = model.structuredType(table.entityType), model.navigationProperty(name, of: type) != nil
                 || table.derivedTypes.contains(where: { model.structuredType($0).flatMap { model.navigationProperty(name, of: $0) } != nil }) {
-                let link = try schema.link(from: table, navigation: name).get()
+                let link: NavigationLink
+                switch schema.link(from: table, navigation: name) {
+                case .success(let l): link = l
+                case .failure(let reason): throw unsupported("navigation \(name) (\(reason.message))", e)
+                }
                 if link.isCollection {
                     state.cursor = .entityCollection(link, from: alias, cast: nil)
                 } else {
@@ -316,7 +320,7 @@ extension FilterSQL {
             let value = path.isEmpty ? base : "json_extract(\(base), \(p.bind(.text(Self.jsonPath(path)))))"
             return embedCondition(state, "\(value) IS NOT NULL")
         default:
-            return "1"
+            return embedCondition(state, "1")
         }
     }
 
@@ -327,14 +331,14 @@ extension FilterSQL {
         case .entity(let table, let alias):
             return embedCondition(state, entityTypeCondition(table, alias, target, &p))
         case .flatComplex(_, _, _, let type):
-            guard model.isType(type, derivedFrom: target) else { return "0" }
+            guard model.isType(type, derivedFrom: target) else { return embedCondition(state, "0") }
             return exists(state, &p)
         case .json(let base, let path, let type):
             let test = jsonTypeCondition(base, path, declared: type, target: target, &p)
             let present = exists(state, &p)
             return SQLText.and([present, embedCondition(state, test)])
         default:
-            return "0"
+            return embedCondition(state, "0")
         }
     }
 

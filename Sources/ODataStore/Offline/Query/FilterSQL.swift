@@ -40,10 +40,10 @@ struct FilterSQL {
 
     /// A boolean SQL condition (0 or 1, never NULL) equivalent to the `$filter` predicate `e`
     /// evaluated on the row `scope` names: true exactly where OData's value is true (false
-    /// and null exclude, V4.01 Part 2, 5.1.2.1 "System Query Option $filter").
+    /// and null exclude, V4.01 Part 2, 5.1.2 "System Query Option $filter").
     mutating func condition(_ e: FilterExpression, in scope: SQLScope, _ parameters: inout SQLParameters) throws(ODataStoreError) -> String {
         let sql = try truth(e, scope, &parameters)
-        try SQLNesting.check(sql, e, version: model.version)
+        try SQLNesting.check(sql)
         return sql
     }
 
@@ -54,7 +54,7 @@ struct FilterSQL {
         let t = try term(e, scope, &parameters)
         guard case .scalar(let o) = t else { throw unsupported("ordering by a structured value", e) }
         let sql = try orderSQL(o, &parameters)
-        try SQLNesting.check(sql, e, version: model.version)
+        try SQLNesting.check(sql)
         return sql
     }
 
@@ -365,7 +365,7 @@ enum SQLText {
     static func and(_ parts: [String]) -> String {
         let kept = parts.filter { $0 != "1" }
         if kept.isEmpty { return "1" }
-        if kept.contains("0") { return "0" }
+        // A "0" among other parts keeps them: their parameters must stay referenced.
         return balanced(kept, "AND")
     }
 }

@@ -1,6 +1,6 @@
 import CSQLite
 
-/// Numeric functions with OData's semantics (V4.01 Part 2, 5.1.1.2 and 5.1.1.7):
+/// Numeric functions with OData's semantics (V4.01 Part 2, 5.1.1.2 and 5.1.1.9):
 /// - integers (`ods_int_*`): 64-bit, overflow is an error (SQLite would silently turn the
 ///   result into an inexact REAL); `div` truncates toward zero; `mod` takes the sign of
 ///   the left operand; division by zero is an error ("the request fails");

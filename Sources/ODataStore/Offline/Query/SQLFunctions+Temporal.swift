@@ -1,7 +1,7 @@
 import CSQLite
 import Glibc
 
-/// Date and time functions (V4.01 Part 2, 5.1.1.5; MS-ODATA 2.2.3.6.1.1.4 for V2) on the
+/// Date and time functions (V4.01 Part 2, 5.1.1.8; MS-ODATA 2.2.3.6.1.1 and the V2 URI conventions 4.5 for V2) on the
 /// store's text forms: `year`..`second` of a Date, DateTimeOffset (in its own offset), V2
 /// DateTime (UTC), TimeOfDay or V2 Time; `fractionalseconds`, `totalseconds`, `date`,
 /// `time`, `totaloffsetminutes`, `now`; and the arithmetic of 5.1.1.2 (`ods_dt_add`,

@@ -1,6 +1,6 @@
 /// Dates, times and durations in the text forms the store keeps (see `ColumnKind`): the
 /// components OData's date and time functions return, evaluated in the value's own offset
-/// (V4.01 Part 2, 5.1.1.5: "evaluated in the time zone of the DateTimeOffset parameter
+/// (V4.01 Part 2, 5.1.1.8: "evaluated in the time zone of the DateTimeOffset parameter
 /// value"), and the arithmetic of 5.1.1.2 (DateTimeOffset ± Duration, Date ± Duration,
 /// DateTimeOffset − DateTimeOffset, Date − Date, Duration ± Duration, Duration × number).
 /// Pure; never traps.

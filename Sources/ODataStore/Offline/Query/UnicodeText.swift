@@ -1,6 +1,6 @@
 /// OData's string functions on UTF-8 text, by Unicode code point: `length`, `indexof` and
 /// `substring` count characters as code points (as Python, odatapy's language, does; V4.01
-/// Part 2, 5.1.1.3 says "characters"), matching is case-sensitive and byte-exact (for valid
+/// Part 2, 5.1.1.5 says "characters"), matching is case-sensitive and byte-exact (for valid
 /// UTF-8 a byte match of a whole needle is a code point match), and case mapping and
 /// trimming follow Unicode's rules rather than SQLite's ASCII-only `lower`/`upper`.
 ///
@@ -78,7 +78,7 @@ enum UnicodeText {
 
     enum SubstringFailure: Error { case negativeLength }
 
-    /// The byte range of `substring(s, start[, length])` (V4.01 Part 2, 5.1.1.3.7): a start
+    /// The byte range of `substring(s, start[, length])` (V4.01 Part 2, 5.1.1.5.7): a start
     /// beyond the end gives the empty string, a negative start counts from the end, a
     /// negative length is an error ("a bad request").
     static func substring(_ b: UnsafeBufferPointer<UInt8>, start: Int64, length len: Int64?) throws(SubstringFailure) -> Range<Int> {
