@@ -179,7 +179,7 @@ final class OfflineEngine: RequestEngine {
             do throws(ODataStoreError) {
                 guard let file = database.file else { throw ODataStoreError(.closed, "the store is closed") }
                 let scope = state.withLock { $0.scope }
-                let reader = LocalReader(file: file, scope: scope, serviceRoot: session.serviceRoot)
+                var reader = LocalReader(file: file, scope: scope, serviceRoot: session.serviceRoot)
                 result = .success(try reader.read(path: job.path, headers: job.headers, paging: job.paging))
             } catch {
                 result = .failure(RequestFailure(error: error))

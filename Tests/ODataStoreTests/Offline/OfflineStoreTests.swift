@@ -196,6 +196,14 @@ struct OfflineStoreTests {
         #expect(ids == (11...260).map(Int64.init))
         let all = try await Self.run(store, "Products") { try $0.setPaging(.follow); try $0.setHeader("Prefer", "odata.maxpagesize=7") }.get()
         #expect(all.entityCount == 300)
+
+        // Parameter aliases resolve; an evaluation error (Int64 overflow) is the request's
+        // fault, as a service's 400.
+        let aliased = try await Self.run(store, "Products?$filter=ID eq @id or Name eq @name&@id=7&@name='Product 009'").get()
+        #expect(aliased.entityCount == 2)
+        let overflow = try await Self.run(store, "Products?$filter=Stock mul 9223372036854775807 gt 0")
+        guard case .failure(let f) = overflow else { Issue.record("overflow answered"); return }
+        #expect(f.error.code == .http && f.error.httpStatus == 400, "\(f.error)")
     }
 
     @Test func badDefiningRequestsFailOpenWithThePosition() async throws {

@@ -13,13 +13,21 @@ struct LocalReader {
     let file: StoreFile
     let scope: OfflineScope
     let serviceRoot: String
+    /// The request's parameter aliases (`@p`), typed by the checker.
+    private var aliases: [String: FilterExpression] = [:]
+
+    init(file: StoreFile, scope: OfflineScope, serviceRoot: String) {
+        self.file = file
+        self.scope = scope
+        self.serviceRoot = serviceRoot
+    }
 
     var model: ServiceModel { file.model }
     var schema: StoreSchema { file.schema }
 
     // MARK: - Entry
 
-    func read(path: String, headers: [(name: String, value: String)], paging: Paging) throws(ODataStoreError) -> Response {
+    mutating func read(path: String, headers: [(name: String, value: String)], paging: Paging) throws(ODataStoreError) -> Response {
         let request = try parse(path)
         let resolved = try ResolvedPath.resolve(request, schema: schema)
         for step in resolved.steps where !scope.covers(step.table) {
@@ -35,6 +43,7 @@ struct LocalReader {
         for item in request.options.orderBy ?? [] {
             try scope.checkFilterPaths(item.expression, table: resolved.table, schema: schema)
         }
+        aliases = Dictionary(request.options.aliases.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a })
         let expand = try ExpandPlan.make(request.options.expand, on: resolved.table, schema: schema)
         try scope.check(expand, schema: schema)
 
@@ -138,7 +147,7 @@ struct LocalReader {
             for (c, v) in zip(table.keyColumns, key) { parts.append("\(alias).\(c.quoted) = \(params.bind(v))") }
         }
         if let filter = options?.filter {
-            var f = FilterSQL(schema: schema, aliases: SQLAliases(startingAt: 100))
+            var f = FilterSQL(schema: schema, aliases: SQLAliases(startingAt: 100), parameterAliases: aliases)
             parts.append("(" + (try f.condition(filter, in: SQLScope(table: table, alias: alias), &params)) + ")")
         }
         return parts.isEmpty ? "1" : parts.joined(separator: " AND ")
@@ -147,7 +156,7 @@ struct LocalReader {
     private func orderBy(_ options: QueryOptions?, table: EntityTable, alias: String, _ params: inout SQLParameters) throws(ODataStoreError) -> String {
         var terms: [String] = []
         if let items = options?.orderBy {
-            var f = FilterSQL(schema: schema, aliases: SQLAliases(startingAt: 200))
+            var f = FilterSQL(schema: schema, aliases: SQLAliases(startingAt: 200), parameterAliases: aliases)
             for item in items {
                 let term = try f.orderTerm(item.expression, in: SQLScope(table: table, alias: alias), &params)
                 terms.append(term + (item.descending ? " DESC" : ""))
