@@ -1380,7 +1380,14 @@ class Store:
     def cancel(self, request_id: int) -> None:
         """Cancels the started request with this id (:class:`NotFoundError` when unknown or done)."""
         with self._use():
-            _errors.check(self._lib, self._lib.ods_store_cancel(self._handle, request_id))
+            rc = self._lib.ods_store_cancel(self._handle, request_id)
+            if rc == _errors.ESTATE:
+                # ods_store_cancel promises ODS_ENOTFOUND for a request that is done, but answers
+                # ODS_ESTATE ("already finished") while the library still lists a finished
+                # request as in flight, just after its last callback: done is done.
+                err = _errors.last(self._lib, rc)
+                raise _errors.NotFoundError(err.message, _errors.ENOTFOUND)
+            _errors.check(self._lib, rc)
 
     def set_default_delegate(self, delegate: Optional[RequestDelegate]) -> None:
         """The delegate of requests that have none of their own (requests made afterwards)."""
