@@ -1,8 +1,8 @@
 """odatastore binding: offline stores (issue 7) against the real V4 (odatapy) and V2 (pyslet)
 servers: the first download with progress, local reads equal to the service's answers, typed
 values, is_local, scope and unsupported errors, offline_info, reopening with the server
-stopped, asyncio, cancel_download and exceptions in on_progress mid-download (fault proxy),
-defining request errors.
+stopped, asyncio, cancel_download, exceptions in on_progress and interpreter exit
+mid-download (fault proxy), defining request errors.
 
 Only what local reads answer today is compared: key reads, navigation, $top/$skip, $select,
 $expand, $count, paging through `Prefer: odata.maxpagesize` ($filter and $orderby on local
@@ -14,6 +14,10 @@ import dataclasses
 import datetime
 import decimal
 import json
+import os
+import subprocess
+import sys
+import textwrap
 import threading
 import uuid
 
@@ -21,7 +25,7 @@ import pytest
 
 import odatastore
 import seed
-from conftest import ROOT, Proxy, Server
+from conftest import BINDING_SRC, ROOT, Proxy, Server
 
 BOUND = 60  # seconds: every wait is bounded
 
@@ -551,3 +555,35 @@ def test_exception_in_on_progress_cancels_the_download(v4_proxy, tmp_path):
     with odatastore.Store(v4_proxy.url, store_path=path, download_page_size=50) as store:
         store.wait_open(BOUND)  # resumes after the first page and completes
         assert store.offline_info().complete and len(store.read("Products")) == seed.PRODUCT_COUNT
+
+
+def test_interpreter_exit_during_a_download(v4_proxy, tmp_path):
+    # The atexit hook closes the store: the download is stopped, no callback reaches a
+    # finalizing interpreter, and the next open resumes.
+    v4_proxy.fault(mode="slow", delay_ms=30000, match="skiptoken", count=-1)
+    try:
+        for dispatch in ("thread", "queue"):
+            code = textwrap.dedent(f"""
+                import threading, odatastore
+                seen = threading.Event()
+                store = odatastore.Store({v4_proxy.url!r}, store_path={str(tmp_path / dispatch)!r}, dispatch={dispatch!r},
+                                         defining_requests=["Products"], download_page_size=50,
+                                         on_progress=lambda s, p: (print("progress", p.entities, flush=True), seen.set()))
+                held = store.submit("READ", "Products(1)")
+                while not seen.is_set():
+                    if {dispatch!r} == "queue":
+                        store.dispatch(0.05)
+                    elif not seen.wait({BOUND}):
+                        raise SystemExit("no progress")
+                print("exiting", flush=True)
+                """)
+            result = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, PYTHONPATH=str(BINDING_SRC)),
+                                    cwd=ROOT, capture_output=True, text=True, timeout=BOUND)
+            assert result.returncode == 0, result.stderr
+            assert result.stdout.splitlines() == ["progress 50", "exiting"]
+    finally:
+        v4_proxy.clear()
+    for dispatch in ("thread", "queue"):
+        with odatastore.Store(v4_proxy.url, store_path=tmp_path / dispatch, download_page_size=50) as store:
+            store.wait_open(BOUND)  # resumes after the first page
+            assert store.offline_info().complete and store.read("Products/$count") == seed.PRODUCT_COUNT
