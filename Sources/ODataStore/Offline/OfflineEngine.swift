@@ -123,7 +123,7 @@ final class OfflineEngine: RequestEngine {
             s.definitions = all.map(\.1)
             s.scope = OfflineScope(s.definitions)
             guard !s.closed, !s.cancelledDownload else { return false }
-            s.download = download
+            if !targets.isEmpty { s.download = download }
             return true
         }
         guard proceed else {

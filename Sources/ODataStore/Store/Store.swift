@@ -178,10 +178,15 @@ public final class Store: Sendable {
 
     /// Cancels the started request with this id; `.notFound` when unknown or already done.
     public func cancel(id: UInt64) throws(ODataStoreError) {
-        guard let request = table.withLock({ $0.inFlight[id] }) else {
+        guard let request = table.withLock({ $0.inFlight[id] }), !request.state.isTerminal else {
             throw ODataStoreError(.notFound, "no request \(id) is in flight")
         }
-        try cancel(request)
+        do {
+            try cancel(request)
+        } catch where error.code == .invalidState {
+            // It reached its terminal callback meanwhile (its last callbacks may still run).
+            throw ODataStoreError(.notFound, "no request \(id) is in flight")
+        }
     }
 
     // MARK: - Offline stores

@@ -39,6 +39,11 @@ struct LocalReader {
         if request.options.search != nil {
             throw ODataStoreError(.unsupported, "$search cannot be evaluated offline")
         }
+        // System query options the store does not evaluate ($apply, $compute, the other
+        // version's $count/$inlinecount...): refused, never ignored.
+        if let other = request.options.otherSystemOptions.first {
+            throw ODataStoreError(.unsupported, "\(other.name) cannot be evaluated offline")
+        }
         try scope.checkFilterPaths(request.options.filter, table: resolved.table, schema: schema)
         for item in request.options.orderBy ?? [] {
             try scope.checkFilterPaths(item.expression, table: resolved.table, schema: schema)
