@@ -95,6 +95,6 @@ if [ $status -eq 0 ]; then
     echo
     echo "The store file stays for you to look at, e.g.:"
     echo "  $build_dir/bin/odatastore offline status --store $store"
-    echo "  $build_dir/bin/odatastore get \"FlightCollection?\\\$top=3\" --store $store --mode offline --output table"
+    echo "  $build_dir/bin/odatastore get \"FlightCollection?\\\$select=carrid,connid,fldate,PRICE&\\\$top=3\" --store $store --mode offline --output table"
 fi
 exit $status
