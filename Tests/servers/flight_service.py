@@ -187,7 +187,12 @@ def _v2_times(app):
             seen["status"], seen["headers"], seen["exc_info"] = status, headers, exc_info
             return lambda data: None
 
-        chunks = b"".join(app(environ, capture))
+        result = app(environ, capture)
+        try:
+            chunks = b"".join(result)
+        finally:
+            if hasattr(result, "close"):
+                result.close()  # WSGI: pyslet releases its database connection here
         headers = seen["headers"]
         content_type = next((v for k, v in headers if k.lower() == "content-type"), "")
         if "json" in content_type and chunks:
