@@ -165,7 +165,7 @@ final class OfflineEngine: RequestEngine {
         case .read: break
         case .function:
             completion(.failure(RequestFailure(error: ODataStoreError(.unsupported,
-                "function and action imports are not available offline: \(job.path) needs the service (use an online or mixed store)"))))
+                "function and action imports are not available offline: \(job.path) needs the service (use an online store)"))))
             return nil
         default:
             completion(.failure(RequestFailure(error: ODataStoreError(.unsupported,

@@ -49,7 +49,7 @@ struct LocalReader {
             try scope.checkFilterPaths(item.expression, table: resolved.table, schema: schema)
         }
         aliases = Dictionary(request.options.aliases.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a })
-        let expand = try ExpandPlan.make(request.options.expand, on: resolved.table, schema: schema)
+        let expand = try ExpandPlan.make(request.options.expand, on: resolved.table, schema: schema, select: request.options.select)
         try scope.check(expand, schema: schema)
 
         // Narrow down through the path's parent rows to the result's rows.
@@ -225,7 +225,7 @@ struct LocalReader {
         if let countValue { out.append(contentsOf: "\"@odata.count\":\(countValue),".utf8) }
         out.append(contentsOf: "\"value\":[".utf8)
         var ranges: [Range<Int>] = []
-        let writer = EntityJSON(table: table, model: model, select: o.select)
+        let writer = EntityJSON(table: table, model: model, select: o.select, serviceRoot: serviceRoot)
         var more = false
         do {
             let s = try file.connection.statement(sql)
@@ -278,7 +278,7 @@ struct LocalReader {
                 throw notFound(path)
             }
             etag = s.text(at: 2)
-            try writeEntity(s, writer: EntityJSON(table: table, model: model, select: request.options.select), expand: expand,
+            try writeEntity(s, writer: EntityJSON(table: table, model: model, select: request.options.select, serviceRoot: serviceRoot), expand: expand,
                             depth: 1, into: &out)
         } catch let e as SQLiteError {
             throw e.storeError("cannot read the store")
@@ -370,7 +370,7 @@ struct LocalReader {
             out.append(UInt8(ascii: "\""))
             out.append(contentsOf: link.name.utf8)
             out.append(contentsOf: "\":".utf8)
-            let child = EntityJSON(table: target, model: model, select: o.select)
+            let child = EntityJSON(table: target, model: model, select: o.select, serviceRoot: serviceRoot)
             let cs = try file.connection.statement(sql, slot: depth)
             defer { cs.reset() }
             try cs.bind(params.values)
