@@ -22,6 +22,8 @@ public enum ErrorCode: Int32, Sendable, Hashable, CaseIterable {
     case notInScope = -19
     case syntax = -20
     case closed = -21
+    /// A limit was reached (response size, compression ratio, pages, pending requests).
+    case limit = -22
 
     /// Static text for a code, as `ods_strerror` returns it.
     public var text: StaticString {
@@ -47,12 +49,16 @@ public enum ErrorCode: Int32, Sendable, Hashable, CaseIterable {
         case .notInScope: "not in scope of the defining requests"
         case .syntax: "syntax error"
         case .closed: "store closed"
+        case .limit: "limit reached"
         }
     }
 
-    /// The code for an HTTP error status (>= 400).
+    /// The code for an HTTP status that is not a success: a 3xx (redirects are never
+    /// followed) or a 4xx is `.http` unless a more precise code fits; 5xx and anything else
+    /// is `.server`.
     public static func forHTTPStatus(_ status: Int) -> ErrorCode {
         switch status {
+        case 300..<400: .http
         case 401: .unauthorized
         case 403: .forbidden
         case 404, 410: .notFound
