@@ -99,7 +99,9 @@ typedef enum ods_status {
     ODS_EUNSUPPORTED = -18,  /**< The operation is not supported by this store or service. */
     ODS_ENOTINSCOPE = -19,   /**< Outside what the offline store's defining requests cover. */
     ODS_ESYNTAX = -20,       /**< A URL, $filter or document failed to parse (see the error's position). */
-    ODS_ECLOSED = -21        /**< The store is closing or closed. */
+    ODS_ECLOSED = -21,       /**< The store is closing or closed. */
+    ODS_ELIMIT = -22         /**< A limit was reached: response size, compression ratio, pages
+                                  followed, requests pending (see the limits in ods_store_options). */
 } ods_status;
 
 /**
@@ -257,10 +259,24 @@ typedef struct ods_store_options {
     const char *user_agent;         /**< Default "libodatastore/<version>". */
     int csrf_protection;            /**< 0 = SAP X-CSRF-Token fetch-and-retry (default); 1 = off. */
     const char *metadata_path;      /**< Local $metadata file to use instead of fetching it; NULL = fetch. */
+
+    /* ---- Limits (ODS_STORE_OPTIONS_VERSION 2). Keep this block last: fields added later
+     *      for other purposes go above it. 0 always means the default. A request that
+     *      reaches a limit fails with ODS_ELIMIT and a message naming the option. ---- */
+    int64_t max_response_bytes;     /**< Largest response body after decompression; also the
+                                         largest metadata_path file and the sum of the pages
+                                         of one ODS_PAGING_FOLLOW request. Default 64 MiB. */
+    int max_compression_ratio;      /**< Largest ratio of decompressed to received bytes, checked
+                                         once a body has decompressed past 1 MiB. Default 100. */
+    int max_error_message_bytes;    /**< Longest text taken from a service's error body into
+                                         ods_error.message and .odata_message. Default 4096. */
+    int max_pages;                  /**< Most pages one ODS_PAGING_FOLLOW request reads. Default 1000. */
+    int max_pending_requests;       /**< Most requests started and not yet ended in the store;
+                                         starting one more fails with ODS_ELIMIT. Default 10000. */
 } ods_store_options;
 
-#define ODS_STORE_OPTIONS_VERSION 1
-#define ODS_STORE_OPTIONS_INIT { ODS_STORE_OPTIONS_VERSION, 0, NULL, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0, NULL, 0, NULL }
+#define ODS_STORE_OPTIONS_VERSION 2
+#define ODS_STORE_OPTIONS_INIT { ODS_STORE_OPTIONS_VERSION, 0, NULL, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0, NULL, 0, NULL, 0, 0, 0, 0, 0 }
 
 /**
  * Creates a store and starts opening it (online: fetching $metadata) in the background.

@@ -3,13 +3,7 @@ import ODataStore
 
 /// Reads `ods_store_options` (checking its version) into `StoreOptions`.
 private func readOptions(_ p: UnsafePointer<ods_store_options>) throws(ODataStoreError) -> StoreOptions {
-    let o = p.pointee
-    guard o.version >= 1 else {
-        throw ODataStoreError(.invalidArgument, "ods_store_options.version is 0; initialise options with ODS_STORE_OPTIONS_INIT")
-    }
-    guard o.version <= UInt32(ODS_STORE_OPTIONS_VERSION) else {
-        throw ODataStoreError(.invalidArgument, "ods_store_options.version \(o.version) is newer than this library (\(ODS_STORE_OPTIONS_VERSION))")
-    }
+    let o = try VersionedStructs.storeOptions(p)  // only the fields of the caller's version
     guard let root = try CString.read(o.service_root, "options->service_root") else {
         throw ODataStoreError(.invalidArgument, "options->service_root must be set")
     }
@@ -74,7 +68,23 @@ private func readOptions(_ p: UnsafePointer<ods_store_options>) throws(ODataStor
     default: throw ODataStoreError(.invalidArgument, "options->csrf_protection must be 0 or 1")
     }
     options.metadataPath = try CString.read(o.metadata_path, "options->metadata_path")
+    options.limits = try readLimits(o)
     return options
+}
+
+/// The limits block of `ods_store_options` (zero fields keep their defaults).
+private func readLimits(_ o: ods_store_options) throws(ODataStoreError) -> StoreLimits {
+    var limits = StoreLimits()
+    func check(_ value: Int, _ name: String) throws(ODataStoreError) -> Int? {
+        if value < 0 { throw ODataStoreError(.invalidArgument, "options->\(name) must not be negative") }
+        return value > 0 ? value : nil
+    }
+    if let v = try check(Int(o.max_response_bytes), "max_response_bytes") { limits.maxResponseBytes = v }
+    if let v = try check(Int(o.max_compression_ratio), "max_compression_ratio") { limits.maxCompressionRatio = v }
+    if let v = try check(Int(o.max_error_message_bytes), "max_error_message_bytes") { limits.maxErrorMessageBytes = max(v, 64) }
+    if let v = try check(Int(o.max_pages), "max_pages") { limits.maxPages = v }
+    if let v = try check(Int(o.max_pending_requests), "max_pending_requests") { limits.maxPendingRequests = v }
+    return limits
 }
 
 @_cdecl("ods_store_open")

@@ -15,6 +15,14 @@ final class CurlWorker: @unchecked Sendable {
     // Confined to the transport thread (no dynamic exclusivity checks needed).
     @exclusivity(unchecked) private var active: [UInt64: CurlTransfer] = [:]
     @exclusivity(unchecked) private var idleHandles: [CurlEasy] = []
+    /// Sends not yet handed to libcurl, in order: at most `maxActive` transfers are in libcurl
+    /// at once (it could not run more: they would wait for a connection, each holding an easy
+    /// handle, and libcurl 7.88 scans its pending list on every removal, which made closing
+    /// with many requests pending quadratic). Waiting here costs no libcurl state.
+    @exclusivity(unchecked) private var queued: [UInt64: CurlPendingSend] = [:]
+    @exclusivity(unchecked) private var queueOrder: [UInt64] = []
+    @exclusivity(unchecked) private var queueHead = 0
+    private var maxActive: Int { max(configuration.maxTotalConnections, 1) }
     /// Cookies shared by every easy handle (session cookies such as SAP's, which a CSRF
     /// token is bound to). Used only on the transport thread, so it needs no lock callbacks.
     private let cookieShare: UnsafeMutableRawPointer?
@@ -46,17 +54,22 @@ final class CurlWorker: @unchecked Sendable {
             }
             if stopping {
                 // Sends that never started are closed; explicit cancels still say so.
-                for pending in starts { pending.completion(.failure(.closed)) }
                 for id in cancels { cancel(id) }
+                for pending in starts { pending.completion(.failure(.closed)) }
                 break
             }
-            for pending in starts { start(pending) }
+            for pending in starts { enqueue(pending) }
             for id in cancels { cancel(id) }
+            startQueued()
 
             var running: Int32 = 0
             _ = curl_multi_perform(multi, &running)
             // The callback threads are woken once, after every finished exchange is queued.
             DeferredWakeups.deferring { collectFinished() }
+            if !queued.isEmpty && active.count < maxActive {
+                startQueued()
+                continue  // perform the new transfers before sleeping
+            }
 
             // Sleeps until socket activity, a libcurl timer, curl_multi_wakeup or 1 s, unless
             // work arrived meanwhile (senders wake the worker only while it sleeps).
@@ -81,12 +94,35 @@ final class CurlWorker: @unchecked Sendable {
 
     // MARK: - Starting
 
+    private func enqueue(_ pending: CurlPendingSend) {
+        queued[pending.id] = pending
+        queueOrder.append(pending.id)
+    }
+
+    /// Hands queued sends to libcurl while fewer than `maxActive` transfers run.
+    private func startQueued() {
+        while active.count < maxActive, queueHead < queueOrder.count {
+            let id = queueOrder[queueHead]
+            queueHead += 1
+            if let pending = queued.removeValue(forKey: id) { start(pending) }  // else cancelled while queued
+        }
+        if queueHead == queueOrder.count {
+            queueOrder.removeAll(keepingCapacity: queueOrder.count < 4096)
+            queueHead = 0
+        } else if queueHead > 4096, queueHead * 2 > queueOrder.count {
+            queueOrder.removeFirst(queueHead)
+            queueHead = 0
+        }
+    }
+
     private func start(_ pending: CurlPendingSend) {
         guard let easy = idleHandles.popLast() ?? CurlEasy() else {
             pending.completion(.failure(.io("curl_easy_init failed")))
             return
         }
         let transfer = CurlTransfer(id: pending.id, easy: easy, maxBodyBytes: configuration.maxResponseBodyBytes,
+                                    maxCompressionRatio: configuration.maxCompressionRatio,
+                                    compressionRatioThreshold: configuration.compressionRatioThreshold,
                                     completion: pending.completion)
         if let problem = configure(transfer, for: pending.request) {
             recycle(easy)
@@ -294,6 +330,10 @@ final class CurlWorker: @unchecked Sendable {
     }
 
     private func cancel(_ id: UInt64) {
+        if let pending = queued.removeValue(forKey: id) {
+            pending.completion(.failure(.cancelled))
+            return
+        }
         guard let transfer = active.removeValue(forKey: id) else { return }  // already finished
         _ = curl_multi_remove_handle(multi, transfer.easy.handle)
         recycle(transfer.easy)
@@ -327,6 +367,11 @@ final class CurlWorker: @unchecked Sendable {
 
     /// Shutdown: every transfer still in flight ends with `.closed`; libcurl state is freed.
     private func closeEverything() {
+        let waiting = queueOrder[queueHead...].compactMap { queued.removeValue(forKey: $0) }
+        queued.removeAll()
+        queueOrder.removeAll()
+        queueHead = 0
+        for pending in waiting { pending.completion(.failure(.closed)) }
         let inFlight = active.values.sorted { $0.id < $1.id }
         active.removeAll()
         for transfer in inFlight {
