@@ -24,6 +24,10 @@ public enum ErrorCode: Int32, Sendable, Hashable, CaseIterable {
     case closed = -21
     /// A limit was reached (response size, compression ratio, pages, pending requests).
     case limit = -22
+    /// A typed getter found JSON null.
+    case null = -23
+    /// A typed getter found a value of another type, or one that does not fit the C type.
+    case type = -24
 
     /// Static text for a code, as `ods_strerror` returns it.
     public var text: StaticString {
@@ -50,6 +54,8 @@ public enum ErrorCode: Int32, Sendable, Hashable, CaseIterable {
         case .syntax: "syntax error"
         case .closed: "store closed"
         case .limit: "limit reached"
+        case .null: "value is null"
+        case .type: "value has another type"
         }
     }
 

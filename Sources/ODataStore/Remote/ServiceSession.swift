@@ -176,6 +176,12 @@ final class ServiceSession: Sendable {
     func load(_ document: [UInt8]) -> Result<Void, ODataStoreError> {
         do {
             let model = try MetadataParser.parse(document)
+            if let expected = options.odataVersion, expected != model.version {
+                // Reading a V4 service as V2 (or the reverse) would decode every answer with
+                // the wrong reader and leak the other version's annotations into the shape.
+                return .failure(ODataStoreError(.protocol,
+                    "odata_version is \(expected.rawValue) but the service's $metadata is OData \(model.version.rawValue)"))
+            }
             install(model, document: document)
             return .success(())
         } catch {

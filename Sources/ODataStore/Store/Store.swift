@@ -150,6 +150,12 @@ public final class Store: Sendable {
         try callbacks.dispatch(timeoutMilliseconds: timeoutMilliseconds)
     }
 
+    /// Queue mode: like `dispatch`, but returns as soon as `done` is true (checked whenever a
+    /// batch of callbacks has been delivered, by this thread or another).
+    func dispatch(timeoutMilliseconds: Int, until done: () -> Bool) throws(ODataStoreError) -> Int {
+        try callbacks.dispatch(timeoutMilliseconds: timeoutMilliseconds, until: done)
+    }
+
     /// True while the calling thread runs one of this store's callbacks.
     public var isInCallback: Bool { callbacks.isDeliveringOnCurrentThread }
 
@@ -273,10 +279,12 @@ public final class Store: Sendable {
             completion?(request, outcome)
             request.releaseCallbacks()
             self.retire(request)
+            request.markDelivered(outcome)
         }
         if !queued {
             request.releaseCallbacks()
             t.inFlight[request.id] = nil
+            request.markDelivered(outcome)
         }
         return .some(claimed.task)
     }
