@@ -4,14 +4,14 @@
 # Swift toolchain's clang -fsanitize=thread against it, run against the real test servers.
 # Fails when a test fails or TSan reports anything.
 #
-#   bash scripts/sanitize.sh [test_name ...]     (default: requests dispatch_queue faults concurrency)
+#   bash scripts/sanitize.sh [test_name ...]     (default: requests dispatch_queue faults concurrency wait)
 #
 # Needs what scripts/test.sh sets up (.venv with the test servers' requirements).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 tests=("$@")
-[ ${#tests[@]} -gt 0 ] || tests=(requests dispatch_queue faults concurrency)
+[ ${#tests[@]} -gt 0 ] || tests=(requests dispatch_queue faults concurrency wait)
 swift_bin=$(dirname "$(command -v swift)")
 clang="$swift_bin/clang"
 runtime="$swift_bin/../lib/swift/linux"

@@ -34,10 +34,15 @@ public func ods_request_set_delegate(_ handle: OpaquePointer?, _ delegate: Unsaf
 }
 
 @_cdecl("ods_request_set_completion")
-public func ods_request_set_completion(_ handle: OpaquePointer?, _ completion: ods_completion_cb?) -> Int32 {
+public func ods_request_set_completion(_ handle: OpaquePointer?, _ completion: ods_completion_cb?,
+                                       _ context: UnsafeMutableRawPointer?) -> Int32 {
     status { () throws(ODataStoreError) in
         guard let request = Handle.request(handle) else { throw nullArgument("request") }
         try request.setCompletion(completion.map(completionBridge))
+        // The context goes with the callback (it is the request's context, as set_context sets it).
+        var c = request.cContext
+        c.context = CContext(pointer: context)
+        request.cContext = c
     }
 }
 
@@ -136,6 +141,46 @@ public func ods_request_path(_ handle: OpaquePointer?) -> UnsafePointer<CChar>? 
 
 @_cdecl("ods_request_store")
 public func ods_request_store(_ handle: OpaquePointer?) -> OpaquePointer? {
-    guard let request = Handle.request(handle) else { return nil }
+    // After ods_store_close the store handle is no longer the app's to use: NULL, not a
+    // pointer that looks valid.
+    guard let request = Handle.request(handle), request.store.state != .closed else { return nil }
     return Handle.pointer(request.store)
+}
+
+@_cdecl("ods_request_wait")
+public func ods_request_wait(_ handle: OpaquePointer?, _ timeoutMilliseconds: Int) -> Int32 {
+    status { () throws(ODataStoreError) in
+        guard let request = Handle.request(handle) else { throw nullArgument("request") }
+        guard try request.wait(timeoutMilliseconds: timeoutMilliseconds < 0 ? -1 : timeoutMilliseconds) else {
+            throw ODataStoreError(.timeout, "request \(request.id) has not ended after \(timeoutMilliseconds) ms")
+        }
+    }
+}
+
+@_cdecl("ods_request_response")
+public func ods_request_response(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ handle: OpaquePointer?) -> Int32 {
+    out?.pointee = nil
+    return status { () throws(ODataStoreError) in
+        guard let out else { throw nullArgument("out") }
+        guard let request = Handle.request(handle) else { throw nullArgument("request") }
+        guard let outcome = request.outcome else {
+            throw ODataStoreError(.invalidState, "request \(request.id) has not ended (wait for it first)")
+        }
+        let response: Response
+        switch outcome {
+        case .success(let r): response = r
+        case .failure(let f):
+            guard let r = f.response else {
+                throw ODataStoreError(.notFound, "request \(request.id) failed without a response from the service")
+            }
+            response = r
+        }
+        out.pointee = ResponseView(response).retainedPointer
+    }
+}
+
+@_cdecl("ods_request_error")
+public func ods_request_error(_ handle: OpaquePointer?) -> UnsafePointer<ods_error>? {
+    guard let request = Handle.request(handle), case .failure(let f)? = request.outcome else { return nil }
+    return UnsafePointer(request.cContext.extras.errorRecord { ErrorRecord(f.error) }.record)
 }

@@ -42,7 +42,7 @@ public func ods_response_header_at(_ outName: UnsafeMutablePointer<UnsafePointer
     return status { () throws(ODataStoreError) in
         guard let view = ResponseView.from(handle) else { throw nullArgument("response") }
         guard let header = view.header(at: index) else {
-            throw ODataStoreError(.invalidArgument, "header index \(index) is out of range (\(view.response.headerFields.count) headers)")
+            throw ODataStoreError(.notFound, "header index \(index) is out of range (\(view.response.headerFields.count) headers)")
         }
         outName?.pointee = header.name
         outValue?.pointee = header.value
@@ -72,4 +72,20 @@ public func ods_response_entity_count(_ handle: OpaquePointer?) -> Int {
 @_cdecl("ods_response_entity")
 public func ods_response_entity(_ handle: OpaquePointer?, _ index: Int) -> OpaquePointer? {
     ResponseView.from(handle)?.entity(at: index)?.pointer
+}
+
+@_cdecl("ods_response_dup")
+public func ods_response_dup(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ handle: OpaquePointer?) -> Int32 {
+    out?.pointee = nil
+    return status { () throws(ODataStoreError) in
+        guard let out else { throw nullArgument("out") }
+        guard let view = ResponseView.from(handle) else { throw nullArgument("response") }
+        out.pointee = view.retainedPointer
+    }
+}
+
+@_cdecl("ods_response_free")
+public func ods_response_free(_ handle: OpaquePointer?) {
+    guard let handle else { return }
+    Unmanaged<ResponseView>.fromOpaque(UnsafeRawPointer(handle)).release()
 }

@@ -1,4 +1,5 @@
 import CODataStoreABI
+import Glibc
 import ODataStore
 
 /// Reads `ods_store_options` (checking its version) into `StoreOptions`.
@@ -63,9 +64,9 @@ private func readOptions(_ p: UnsafePointer<ods_store_options>) throws(ODataStor
     if o.max_connections > 0 { options.maxConnections = Int(o.max_connections) }
     if let agent = try CString.read(o.user_agent, "options->user_agent") { options.userAgent = agent }
     switch o.csrf_protection {
-    case 0: options.csrfProtection = true
-    case 1: options.csrfProtection = false
-    default: throw ODataStoreError(.invalidArgument, "options->csrf_protection must be 0 or 1")
+    case Int32(ODS_CSRF_AUTO.rawValue): options.csrfProtection = true
+    case Int32(ODS_CSRF_OFF.rawValue): options.csrfProtection = false
+    default: throw ODataStoreError(.invalidArgument, "options->csrf_protection must be ODS_CSRF_AUTO (0) or ODS_CSRF_OFF (1)")
     }
     options.metadataPath = try CString.read(o.metadata_path, "options->metadata_path")
     options.limits = try readLimits(o)
@@ -109,7 +110,7 @@ public func ods_store_open(_ out: UnsafeMutablePointer<OpaquePointer?>?,
                 }
             }
         }
-        let store = try Store(options: swiftOptions, context: CContext(pointer: context), stateHandler: handler)
+        let store = try Store(options: swiftOptions, context: CStoreContext(pointer: context), stateHandler: handler)
         out.pointee = OpaquePointer(Unmanaged.passRetained(store).toOpaque())
     }
 }
@@ -122,8 +123,108 @@ public func ods_store_close(_ handle: OpaquePointer?) -> Int32 {
     } catch {
         return LastError.set(error)
     }
+    // Every callback has returned and the store's threads are joined: the context can go.
+    (store.context as? CStoreContext)?.release()
     Unmanaged<Store>.fromOpaque(UnsafeRawPointer(handle)).release()
     return 0
+}
+
+@_cdecl("ods_store_set_release")
+public func ods_store_set_release(_ handle: OpaquePointer?, _ release: ods_release_cb?) -> Int32 {
+    status { () throws(ODataStoreError) in
+        guard let store = Handle.store(handle) else { throw nullArgument("store") }
+        guard let context = store.context as? CStoreContext else { throw ODataStoreError(.invalidState, "the store has no C context") }
+        context.setRelease(release)
+    }
+}
+
+@_cdecl("ods_store_options_init")
+public func ods_store_options_init(_ options: UnsafeMutablePointer<ods_store_options>?, _ version: UInt32) -> Int32 {
+    status { () throws(ODataStoreError) in
+        guard let options else { throw nullArgument("options") }
+        guard let bytes = VersionedStructs.storeOptionsBytes(version: version) else {
+            throw ODataStoreError(.invalidArgument, "ods_store_options version \(version) is not one this library knows (1 to \(ODS_STORE_OPTIONS_VERSION))")
+        }
+        // Only the caller's version of the struct is written (it may be an older, shorter one).
+        memset(UnsafeMutableRawPointer(options), 0, bytes)
+        UnsafeMutableRawPointer(options).storeBytes(of: version, as: UInt32.self)
+    }
+}
+
+@_cdecl("ods_request_delegate_init")
+public func ods_request_delegate_init(_ delegate: UnsafeMutablePointer<ods_request_delegate>?, _ version: UInt32) -> Int32 {
+    status { () throws(ODataStoreError) in
+        guard let delegate else { throw nullArgument("delegate") }
+        guard version == UInt32(ODS_REQUEST_DELEGATE_VERSION) else {
+            throw ODataStoreError(.invalidArgument, "ods_request_delegate version \(version) is not one this library knows (1 to \(ODS_REQUEST_DELEGATE_VERSION))")
+        }
+        memset(UnsafeMutableRawPointer(delegate), 0, MemoryLayout<ods_request_delegate>.size)
+        delegate.pointee.version = version
+    }
+}
+
+@_cdecl("ods_store_execute")
+public func ods_store_execute(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ handle: OpaquePointer?, _ mode: Int32,
+                              _ path: UnsafePointer<CChar>?, _ body: UnsafePointer<CChar>?, _ timeoutMilliseconds: Int) -> Int32 {
+    out?.pointee = nil
+    return status { () throws(ODataStoreError) in
+        guard let out else { throw nullArgument("out") }
+        guard let store = Handle.store(handle) else { throw nullArgument("store") }
+        guard let swiftMode = RequestMode(rawValue: mode) else {
+            throw ODataStoreError(.invalidArgument, "mode \(mode) is not an ods_mode")
+        }
+        if store.isInCallback {
+            throw ODataStoreError(.invalidState, "ods_store_execute called from a callback of the same store (it would wait for itself)")
+        }
+        let request = try store.makeRequest(swiftMode, path: try CString.required(path, "path"),
+                                            body: try CString.read(body, "body_json"))
+        request.attachC(context: nil)
+        try request.start()
+        if !(try request.wait(timeoutMilliseconds: timeoutMilliseconds < 0 ? -1 : timeoutMilliseconds)) {
+            try? request.cancel()
+            _ = try request.wait(timeoutMilliseconds: -1)  // the cancellation ends it at once
+            if case .failure? = request.outcome {
+                throw ODataStoreError(.timeout, "\(request.path): no answer within \(timeoutMilliseconds) ms (the request was cancelled)")
+            }
+        }
+        switch request.outcome {
+        case .success(let response)?: out.pointee = ResponseView(response).retainedPointer
+        case .failure(let failure)?: throw failure.error
+        case nil: throw ODataStoreError(.error, "the request ended without an outcome")
+        }
+    }
+}
+
+@_cdecl("ods_store_key_path")
+public func ods_store_key_path(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ handle: OpaquePointer?,
+                               _ entitySet: UnsafePointer<CChar>?, _ keyJSON: UnsafePointer<CChar>?) -> Int32 {
+    out?.pointee = nil
+    return status { () throws(ODataStoreError) in
+        guard let out else { throw nullArgument("out") }
+        guard let store = Handle.store(handle) else { throw nullArgument("store") }
+        let set = try CString.required(entitySet, "entity_set")
+        let text = try CString.required(keyJSON, "key_json")
+        guard let model = store.model, let version = store.odataVersion else {
+            throw ODataStoreError(.invalidState, "the store has no $metadata yet (state \(store.state))")
+        }
+        let key: JSONValue
+        do {
+            key = try JSONValue.parse(text)
+        } catch {
+            throw ODataStoreError(.invalidArgument, "key_json is not JSON: \(error)")
+        }
+        do {
+            let path = try URLText.keyPath(entitySet: set, key: key, model: model, version: version)
+            guard let copy = CString.duplicate(path) else { throw ODataStoreError(.noMemory, "out of memory") }
+            out.pointee = copy
+        } catch let error as URLText.KeyError {
+            throw ODataStoreError(error.kind == .unknownSet ? .notFound : .invalidArgument, error.message)
+        } catch let error as ODataStoreError {
+            throw error
+        } catch {
+            throw ODataStoreError(.error, "\(error)")
+        }
+    }
 }
 
 @_cdecl("ods_store_get_state")
@@ -134,7 +235,7 @@ public func ods_store_get_state(_ handle: OpaquePointer?) -> Int32 {
 
 @_cdecl("ods_store_context")
 public func ods_store_context(_ handle: OpaquePointer?) -> UnsafeMutableRawPointer? {
-    (Handle.store(handle)?.context as? CContext)?.pointer
+    (Handle.store(handle)?.context as? CStoreContext)?.pointer
 }
 
 @_cdecl("ods_store_odata_version")

@@ -99,8 +99,7 @@ static void check_timeout(void) {
     ods_test_result_init(&r);
     ODS_CHECK_OK(ods_request_new(&req, store, ODS_READ, "Products(1)", NULL));
     ODS_CHECK_OK(ods_request_set_timeout(req, 300));
-    ODS_CHECK_OK(ods_request_set_completion(req, ods_test_on_complete));
-    ODS_CHECK_OK(ods_request_set_context(req, &r));
+    ODS_CHECK_OK(ods_request_set_completion(req, ods_test_on_complete, &r));
     t0 = ods_test_now_ms();
     ODS_CHECK_OK(ods_request_start(req));
     ods_test_wait(store, &r.waiter, 1, 10000);

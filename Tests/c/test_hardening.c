@@ -137,8 +137,7 @@ static void check_response_limits(void) {
         ods_test_result_init(&r);
         ODS_CHECK_OK(ods_request_new(&req, small, ODS_READ, "Categories", NULL));
         ODS_CHECK_OK(ods_request_set_paging(req, ODS_PAGING_FOLLOW));
-        ODS_CHECK_OK(ods_request_set_completion(req, ods_test_on_complete));
-        ODS_CHECK_OK(ods_request_set_context(req, &r));
+        ODS_CHECK_OK(ods_request_set_completion(req, ods_test_on_complete, &r));
         ODS_CHECK_OK(ods_request_start(req));
         ods_test_wait(small, &r.waiter, 1, 60000);
         ODS_CHECK_INT_EQ(r.error_code, ODS_ELIMIT);
@@ -150,8 +149,7 @@ static void check_response_limits(void) {
         ods_test_result_init(&r);
         ODS_CHECK_OK(ods_request_new(&req, store, ODS_READ, "Categories", NULL));
         ODS_CHECK_OK(ods_request_set_paging(req, ODS_PAGING_FOLLOW));
-        ODS_CHECK_OK(ods_request_set_completion(req, ods_test_on_complete));
-        ODS_CHECK_OK(ods_request_set_context(req, &r));
+        ODS_CHECK_OK(ods_request_set_completion(req, ods_test_on_complete, &r));
         ODS_CHECK_OK(ods_request_start(req));
         ods_test_wait(store, &r.waiter, 1, 120000);
         ODS_CHECK_INT_EQ(r.error_code, ODS_ELIMIT);
