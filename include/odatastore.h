@@ -352,10 +352,16 @@ typedef struct ods_store_options {
     int max_pages;                  /**< Most pages one ODS_PAGING_FOLLOW request reads. Default 1000. */
     int max_pending_requests;       /**< Most requests started and not yet ended in the store;
                                          starting one more fails with ODS_ELIMIT. Default 10000. */
+    int max_retries;                /**< Retries of an exchange that is safe to repeat (a GET whose
+                                         connection broke or that got 502/503/504/429; a PUT or
+                                         DELETE that got 429/503; never POST, PATCH, MERGE), with
+                                         jittered exponential backoff from 200 ms, or after the
+                                         server's Retry-After when it is at most 30 s. Default 2;
+                                         -1 = never retry. */
 } ods_store_options;
 
 #define ODS_STORE_OPTIONS_VERSION 2
-#define ODS_STORE_OPTIONS_INIT { ODS_STORE_OPTIONS_VERSION, 0, NULL, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0, NULL, 0, NULL, 0, 0, 0, 0, 0 }
+#define ODS_STORE_OPTIONS_INIT { ODS_STORE_OPTIONS_VERSION, 0, NULL, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0, NULL, 0, NULL, 0, 0, 0, 0, 0, 0 }
 
 /**
  * Initialises options of `version` (ODS_STORE_OPTIONS_VERSION, or an older one) to their

@@ -85,6 +85,12 @@ private func readLimits(_ o: ods_store_options) throws(ODataStoreError) -> Store
     if let v = try check(Int(o.max_error_message_bytes), "max_error_message_bytes") { limits.maxErrorMessageBytes = max(v, 64) }
     if let v = try check(Int(o.max_pages), "max_pages") { limits.maxPages = v }
     if let v = try check(Int(o.max_pending_requests), "max_pending_requests") { limits.maxPendingRequests = v }
+    switch o.max_retries {
+    case -1: limits.maxRetries = 0
+    case 0: break
+    case 1...10: limits.maxRetries = Int(o.max_retries)
+    default: throw ODataStoreError(.invalidArgument, "options->max_retries must be -1 (never), 0 (default 2) or 1 to 10")
+    }
     return limits
 }
 

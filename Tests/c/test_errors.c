@@ -158,7 +158,8 @@ static void check_init_functions(void) {
               fn.insecure_skip_tls_verify == 0 && fn.connect_timeout_ms == 0 && fn.request_timeout_ms == 0 &&
               fn.max_connections == 0 && fn.user_agent == NULL && fn.csrf_protection == ODS_CSRF_AUTO &&
               fn.metadata_path == NULL && fn.max_response_bytes == 0 && fn.max_compression_ratio == 0 &&
-              fn.max_error_message_bytes == 0 && fn.max_pages == 0 && fn.max_pending_requests == 0);
+              fn.max_error_message_bytes == 0 && fn.max_pages == 0 && fn.max_pending_requests == 0 &&
+              fn.max_retries == 0);
     /* A program built against version 1 has a shorter struct: nothing past it is written. */
     memset(v1, 0xAB, sizeof v1);
     ODS_CHECK_OK(ods_store_options_init((ods_store_options *)(void *)v1, 1));
@@ -241,6 +242,10 @@ static void check_invalid_options(void) {
     o.max_pending_requests = -5;
     ODS_CHECK_INT_EQ(ods_store_open(&store, &o, NULL, NULL), ODS_EINVAL);
     ODS_CHECK(strstr(ods_error_last()->message, "max_pending_requests") != NULL);
+    o.max_pending_requests = 0;
+    o.max_retries = 11;
+    ODS_CHECK_INT_EQ(ods_store_open(&store, &o, NULL, NULL), ODS_EINVAL);
+    ODS_CHECK(strstr(ods_error_last()->message, "max_retries") != NULL);
     ODS_CHECK(store == NULL);
 }
 

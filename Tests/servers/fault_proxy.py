@@ -15,11 +15,11 @@ Requests are passed to the upstream over a persistent connection per client conn
     DELETE /__fault                           remove all rules (counters stay)
 
 Rule fields: mode (reset | close | http500 | http503 | slow | auth | garbage | truncate |
-badjson | csrf | respond | gzipbomb | endless | hang), count (how many matching requests it
+badjson | csrf | respond | gzipbomb | endless | hang | reset_after), count (how many matching requests it
 affects; default 1, -1 = until cleared; default -1 for auth), match (substring of the request
 target; default: every request), delay_ms (slow), authorization (auth: the Authorization value
 that is accepted), status (override the status of http500/http503/respond), headers, body and
-pad_bytes (respond), inflated_bytes (gzipbomb).
+pad_bytes (respond), inflated_bytes (gzipbomb), retry_after (http503).
 
 Only the standard library is used, so any Python 3.10+ runs it.
 """
@@ -46,7 +46,7 @@ import _launcher  # noqa: E402
 
 CONTROL_PATH = "/__fault"
 MODES = ("reset", "close", "http500", "http503", "slow", "auth", "garbage", "truncate", "badjson", "csrf",
-         "respond", "gzipbomb", "endless", "hang")
+         "respond", "gzipbomb", "endless", "hang", "reset_after")
 MODIFYING = ("POST", "PUT", "PATCH", "MERGE", "DELETE")
 HOP_BY_HOP = {
     "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer",
@@ -89,6 +89,8 @@ class Rule:
         # gzipbomb: 200 with Content-Encoding: gzip, a JSON content type and a body that
         # inflates to `inflated_bytes` spaces (about 1 KB per MiB sent).
         self.inflated_bytes = int(spec.get("inflated_bytes", 1 << 30))
+        # http503: the Retry-After value sent ("" sends none).
+        self.retry_after = str(spec.get("retry_after", "1"))
         if self.pad_bytes < 0 or self.inflated_bytes < 0:
             raise ValueError("pad_bytes and inflated_bytes must not be negative")
 
@@ -97,7 +99,7 @@ class Rule:
                 "delay_ms": self.delay_ms, "authorization": self.authorization,
                 "status": self.status, "headers": [list(h) for h in self.headers],
                 "body": self.body[:200], "pad_bytes": self.pad_bytes,
-                "inflated_bytes": self.inflated_bytes}
+                "inflated_bytes": self.inflated_bytes, "retry_after": self.retry_after}
 
 
 class FaultState:
@@ -324,7 +326,18 @@ class ProxyHandler(BaseHTTPRequestHandler):
         self._reply(rule.status, ERROR_HTML, "text/html; charset=utf-8")
 
     def _fault_http503(self, rule: Rule, body: bytes) -> None:  # noqa: ARG002
-        self._reply(rule.status, UNAVAILABLE_TEXT, "text/plain; charset=utf-8", [("Retry-After", "1")])
+        extra = [("Retry-After", rule.retry_after)] if rule.retry_after else []
+        self._reply(rule.status, UNAVAILABLE_TEXT, "text/plain; charset=utf-8", extra)
+
+    def _fault_reset_after(self, rule: Rule, body: bytes) -> None:
+        """The server acts on the request, then the client's connection is reset: the client
+        cannot know whether it happened (the case that makes retrying a POST unsafe)."""
+        status, _, _, _ = self._upstream_exchange(body)
+        if status is None:
+            return
+        with self.server.state.lock:
+            self.server.state.forwarded += 1
+        self._fault_reset(rule, body)
 
     def _fault_slow(self, rule: Rule, body: bytes) -> None:
         time.sleep(rule.delay_ms / 1000.0)

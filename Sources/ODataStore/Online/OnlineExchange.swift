@@ -153,13 +153,12 @@ final class OnlineExchange: EngineTask {
                                   body: first ? plan.body : [], timeoutMilliseconds: engine.timeout(job.timeoutMilliseconds))
         // One closure for the transport (not a continuation wrapped in another).
         let method = request.method
-        let id = engine.transport.send(request) { [self] result in
+        engine.session.send(request, record: { [self] id in record(id) }) { [self] result in
             switch result {
             case .success(let response): handle(response, plan: plan, url: url, first: first)
             case .failure(let error): transportFailed(error, method: method)
             }
         }
-        record(id)
     }
 
     private func transportFailed(_ error: HTTPTransportError, method: String) {
@@ -169,7 +168,9 @@ final class OnlineExchange: EngineTask {
     /// Remembers the transfer in flight; cancels it when the request was cancelled meanwhile.
     private func record(_ id: UInt64) {
         let cancelled: Bool = progress.withLock { p in
-            p.transfer = id
+            // Ids grow: a retry started on the transport thread before its first attempt's id
+            // was recorded here must not be replaced by that older id.
+            p.transfer = max(p.transfer ?? 0, id)
             return p.cancelled
         }
         if cancelled { engine.transport.cancel(id) }
@@ -178,13 +179,12 @@ final class OnlineExchange: EngineTask {
     /// Sends one HTTP request unless cancelled; transport failures finish the request.
     private func transmit(_ request: HTTPRequest, then: @escaping @Sendable (HTTPResponse) -> Void) {
         let method = request.method
-        let id = engine.transport.send(request) { [self] result in
+        engine.session.send(request, record: { [self] id in record(id) }) { [self] result in
             switch result {
             case .success(let response): then(response)
             case .failure(let error): transportFailed(error, method: method)
             }
         }
-        record(id)
     }
 
     private func handle(_ response: HTTPResponse, plan: Plan, url: String, first: Bool) {

@@ -119,6 +119,30 @@ final class ServiceSession: Sendable {
         return result
     }
 
+    /// What is retried, and how often (the store's `max_retries`).
+    var retryPolicy: RetryPolicy { RetryPolicy(maxRetries: options.limits.maxRetries) }
+
+    /// Sends `request`, retrying as `retryPolicy` allows; `record` is told each attempt's
+    /// transport id (for cancellation) and `completion` gets the last attempt's result.
+    func send(_ request: HTTPRequest, retry: Int = 0, delayMilliseconds: Int = 0,
+              record: @escaping @Sendable (UInt64) -> Void = { _ in },
+              completion: @escaping @Sendable (Result<HTTPResponse, HTTPTransportError>) -> Void) {
+        let policy = retryPolicy
+        let id = transport.send(request, delayMilliseconds: delayMilliseconds) { [self] result in
+            let delay: Int?
+            switch result {
+            case .success(let response): delay = policy.delay(after: response, method: request.method, retry: retry)
+            case .failure(let error): delay = policy.delay(after: error, method: request.method, retry: retry)
+            }
+            if let delay {
+                send(request, retry: retry + 1, delayMilliseconds: delay, record: record, completion: completion)
+            } else {
+                completion(result)
+            }
+        }
+        record(id)
+    }
+
     /// A request's time limit: its own when set, else the store's.
     func timeout(_ requested: Int) -> Int {
         requested > 0 ? requested : options.requestTimeoutMilliseconds
@@ -156,7 +180,7 @@ final class ServiceSession: Sendable {
         if options.csrfProtection { headers.append(("X-CSRF-Token", "Fetch")) }
         let request = HTTPRequest(method: "GET", url: serviceRoot + "$metadata", headers: headers,
                                   timeoutMilliseconds: options.requestTimeoutMilliseconds)
-        transport.send(request) { [self] result in
+        send(request) { [self] result in
             switch result {
             case .success(let response):
                 csrf.update(from: response)

@@ -22,6 +22,8 @@ public struct StoreLimits: Sendable, Equatable {
     public var maxPages = StoreLimits.defaultMaxPages
     /// Most requests started and not yet ended in one store.
     public var maxPendingRequests = StoreLimits.defaultMaxPendingRequests
+    /// Retries of an exchange that is safe to repeat (see `RetryPolicy`); 0 retries nothing.
+    public var maxRetries = 2
 
     public init() {}
 
@@ -32,6 +34,7 @@ public struct StoreLimits: Sendable, Equatable {
         if maxErrorMessageBytes < 64 { return "max_error_message_bytes must be at least 64" }
         if maxPages <= 0 { return "max_pages must be positive" }
         if maxPendingRequests <= 0 { return "max_pending_requests must be positive" }
+        if maxRetries < 0 || maxRetries > 10 { return "max_retries must be between 0 and 10" }
         return nil
     }
 }
