@@ -17,8 +17,11 @@
  *     Only ODS_OK fills it.
  *   - Getters that cannot fail except on a NULL handle return their value directly (NULL,
  *     0, -1 or ODS_EINVAL for a NULL handle, as each states).
- *   - Handles are opaque. `_free`/`_close` accept NULL. A handle must not be used after it
- *     was freed or closed (the library cannot always tell; see each function).
+ *   - Handles are opaque. `_free`/`_close` accept NULL. Store and request handles are checked
+ *     against the live ones before use: a store used after ods_store_close or closed twice, a
+ *     request freed twice, or a pointer that never was a handle gives ODS_EINVAL, not a crash
+ *     (unless a new handle has been given the same address meanwhile). Responses, entities and
+ *     values are borrowed views and are not checked: do not use them after their response.
  *   - Strings passed in are copied before the call returns (the caller keeps ownership) and
  *     must be UTF-8 (ODS_EINVAL otherwise). Strings handed out are either BORROWED (valid
  *     until the event the doc comment names; do not free) or OWNED (release with ods_free).
@@ -404,8 +407,9 @@ ODS_EXTERN int ods_store_set_release(ods_store *store, ods_release_cb release);
  * number of requests pending. Request handles the app still holds stay valid until freed
  * (ods_request_store gives NULL for them from now on).
  * NULL is a no-op (ODS_OK). Returns ODS_ESTATE (and does nothing) when called from a
- * callback of this store. Thread safety: once per store; no other call may use the store
- * handle during or after it.
+ * callback of this store, ODS_EINVAL when the store is not open (closed already). Thread
+ * safety: once per store; no other call may use the store handle during or after it (later
+ * calls get ODS_EINVAL).
  */
 ODS_EXTERN int ods_store_close(ods_store *store);
 
@@ -504,7 +508,9 @@ ODS_EXTERN int ods_store_cancel(ods_store *store, uint64_t request_id);
 ODS_EXTERN int ods_request_new(ods_request **out, ods_store *store, int mode, const char *path,
                                const char *body_json);
 
-/** Releases the caller's reference. Does not cancel. NULL is a no-op. Safe inside callbacks. */
+/** Releases the caller's reference from ods_request_new. Does not cancel. NULL is a no-op.
+ *  Safe inside callbacks. A second free, or a request the app does not hold (one from
+ *  ods_store_schedule, seen in a callback), is refused: ods_error_last() gets ODS_EINVAL. */
 ODS_EXTERN void ods_request_free(ods_request *request);
 
 /** Sets the request's delegate (copied; NULL removes it). Before start only (ODS_ESTATE). */

@@ -7,18 +7,18 @@ import ODataStore
 // ODS_ENULL when it is JSON null, ODS_ETYPE when it cannot be read as that type, ODS_EINVAL
 // for NULL arguments.
 
-@_cdecl("ods_entity_json")
+@c @implementation
 public func ods_entity_json(_ handle: OpaquePointer?) -> UnsafePointer<CChar>? {
     ValueView.from(handle)?.json
 }
 
-@_cdecl("ods_entity_etag")
+@c @implementation
 public func ods_entity_etag(_ handle: OpaquePointer?) -> UnsafePointer<CChar>? {
     guard let etag = ValueView.from(handle)?.member("@odata.etag"), etag.kind == .string else { return nil }
     return etag.text
 }
 
-@_cdecl("ods_entity_value_type")
+@c @implementation
 public func ods_entity_value_type(_ handle: OpaquePointer?, _ property: UnsafePointer<CChar>?) -> Int32 {
     guard let entity = ValueView.from(handle), let property, let name = String(validatingCString: property),
           let value = entity.member(name) else { return 0 }
@@ -36,7 +36,7 @@ func property(_ handle: OpaquePointer?, _ property: UnsafePointer<CChar>?) throw
     return (value, "property \"\(name)\"")
 }
 
-@_cdecl("ods_entity_get_value")
+@c @implementation
 public func ods_entity_get_value(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ handle: OpaquePointer?,
                                  _ name: UnsafePointer<CChar>?) -> Int32 {
     out?.pointee = nil
@@ -46,7 +46,7 @@ public func ods_entity_get_value(_ out: UnsafeMutablePointer<OpaquePointer?>?, _
     }
 }
 
-@_cdecl("ods_entity_get_string")
+@c @implementation
 public func ods_entity_get_string(_ out: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ handle: OpaquePointer?,
                                   _ name: UnsafePointer<CChar>?) -> Int32 {
     out?.pointee = nil
@@ -57,7 +57,7 @@ public func ods_entity_get_string(_ out: UnsafeMutablePointer<UnsafePointer<CCha
     }
 }
 
-@_cdecl("ods_entity_get_int64")
+@c @implementation
 public func ods_entity_get_int64(_ out: UnsafeMutablePointer<Int64>?, _ handle: OpaquePointer?,
                                  _ name: UnsafePointer<CChar>?) -> Int32 {
     out?.pointee = 0
@@ -68,7 +68,7 @@ public func ods_entity_get_int64(_ out: UnsafeMutablePointer<Int64>?, _ handle: 
     }
 }
 
-@_cdecl("ods_entity_get_double")
+@c @implementation
 public func ods_entity_get_double(_ out: UnsafeMutablePointer<Double>?, _ handle: OpaquePointer?,
                                   _ name: UnsafePointer<CChar>?) -> Int32 {
     out?.pointee = 0
@@ -79,7 +79,7 @@ public func ods_entity_get_double(_ out: UnsafeMutablePointer<Double>?, _ handle
     }
 }
 
-@_cdecl("ods_entity_get_bool")
+@c @implementation
 public func ods_entity_get_bool(_ out: UnsafeMutablePointer<Int32>?, _ handle: OpaquePointer?,
                                 _ name: UnsafePointer<CChar>?) -> Int32 {
     out?.pointee = 0
@@ -90,7 +90,7 @@ public func ods_entity_get_bool(_ out: UnsafeMutablePointer<Int32>?, _ handle: O
     }
 }
 
-@_cdecl("ods_entity_value")
+@c @implementation
 public func ods_entity_value(_ handle: OpaquePointer?) -> OpaquePointer? {
     ValueView.from(handle)?.pointer
 }

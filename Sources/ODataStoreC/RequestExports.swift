@@ -1,7 +1,7 @@
 import CODataStoreABI
 import ODataStore
 
-@_cdecl("ods_request_new")
+@c @implementation
 public func ods_request_new(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ handle: OpaquePointer?,
                             _ mode: Int32, _ path: UnsafePointer<CChar>?,
                             _ body: UnsafePointer<CChar>?) -> Int32 {
@@ -14,18 +14,24 @@ public func ods_request_new(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ hand
         }
         let request = try store.makeRequest(swiftMode, path: try CString.required(path, "path"),
                                             body: try CString.read(body, "body_json"))
-        request.attachC(context: nil)
+        request.attachC(context: nil, appOwned: true)
         out.pointee = OpaquePointer(Unmanaged.passRetained(request).toOpaque())
     }
 }
 
-@_cdecl("ods_request_free")
+@c @implementation
 public func ods_request_free(_ handle: OpaquePointer?) {
     guard let handle else { return }
+    // Only the reference ods_request_new gave, once: a second free (or a request the library
+    // owns, from ods_store_schedule) is reported, never an over-release.
+    guard HandleRegistry.releaseAppReference(handle) else {
+        LastError.set(ODataStoreError(.invalidArgument, "ods_request_free: not a request the app holds (freed already?)"))
+        return
+    }
     Unmanaged<Request>.fromOpaque(UnsafeRawPointer(handle)).release()
 }
 
-@_cdecl("ods_request_set_delegate")
+@c @implementation
 public func ods_request_set_delegate(_ handle: OpaquePointer?, _ delegate: UnsafePointer<ods_request_delegate>?) -> Int32 {
     status { () throws(ODataStoreError) in
         guard let request = Handle.request(handle) else { throw nullArgument("request") }
@@ -33,7 +39,7 @@ public func ods_request_set_delegate(_ handle: OpaquePointer?, _ delegate: Unsaf
     }
 }
 
-@_cdecl("ods_request_set_completion")
+@c @implementation
 public func ods_request_set_completion(_ handle: OpaquePointer?, _ completion: ods_completion_cb?,
                                        _ context: UnsafeMutableRawPointer?) -> Int32 {
     status { () throws(ODataStoreError) in
@@ -46,7 +52,7 @@ public func ods_request_set_completion(_ handle: OpaquePointer?, _ completion: o
     }
 }
 
-@_cdecl("ods_request_set_context")
+@c @implementation
 public func ods_request_set_context(_ handle: OpaquePointer?, _ context: UnsafeMutableRawPointer?) -> Int32 {
     status { () throws(ODataStoreError) in
         guard let request = Handle.request(handle) else { throw nullArgument("request") }
@@ -59,12 +65,12 @@ public func ods_request_set_context(_ handle: OpaquePointer?, _ context: UnsafeM
     }
 }
 
-@_cdecl("ods_request_context")
+@c @implementation
 public func ods_request_context(_ handle: OpaquePointer?) -> UnsafeMutableRawPointer? {
     Handle.request(handle)?.cContext.context.pointer
 }
 
-@_cdecl("ods_request_set_header")
+@c @implementation
 public func ods_request_set_header(_ handle: OpaquePointer?, _ name: UnsafePointer<CChar>?,
                                    _ value: UnsafePointer<CChar>?) -> Int32 {
     status { () throws(ODataStoreError) in
@@ -73,7 +79,7 @@ public func ods_request_set_header(_ handle: OpaquePointer?, _ name: UnsafePoint
     }
 }
 
-@_cdecl("ods_request_set_etag")
+@c @implementation
 public func ods_request_set_etag(_ handle: OpaquePointer?, _ etag: UnsafePointer<CChar>?) -> Int32 {
     status { () throws(ODataStoreError) in
         guard let request = Handle.request(handle) else { throw nullArgument("request") }
@@ -81,7 +87,7 @@ public func ods_request_set_etag(_ handle: OpaquePointer?, _ etag: UnsafePointer
     }
 }
 
-@_cdecl("ods_request_set_paging")
+@c @implementation
 public func ods_request_set_paging(_ handle: OpaquePointer?, _ paging: Int32) -> Int32 {
     status { () throws(ODataStoreError) in
         guard let request = Handle.request(handle) else { throw nullArgument("request") }
@@ -92,7 +98,7 @@ public func ods_request_set_paging(_ handle: OpaquePointer?, _ paging: Int32) ->
     }
 }
 
-@_cdecl("ods_request_set_timeout")
+@c @implementation
 public func ods_request_set_timeout(_ handle: OpaquePointer?, _ timeoutMilliseconds: Int) -> Int32 {
     status { () throws(ODataStoreError) in
         guard let request = Handle.request(handle) else { throw nullArgument("request") }
@@ -100,7 +106,7 @@ public func ods_request_set_timeout(_ handle: OpaquePointer?, _ timeoutMilliseco
     }
 }
 
-@_cdecl("ods_request_start")
+@c @implementation
 public func ods_request_start(_ handle: OpaquePointer?) -> Int32 {
     status { () throws(ODataStoreError) in
         guard let request = Handle.request(handle) else { throw nullArgument("request") }
@@ -108,7 +114,7 @@ public func ods_request_start(_ handle: OpaquePointer?) -> Int32 {
     }
 }
 
-@_cdecl("ods_request_cancel")
+@c @implementation
 public func ods_request_cancel(_ handle: OpaquePointer?) -> Int32 {
     status { () throws(ODataStoreError) in
         guard let request = Handle.request(handle) else { throw nullArgument("request") }
@@ -116,30 +122,30 @@ public func ods_request_cancel(_ handle: OpaquePointer?) -> Int32 {
     }
 }
 
-@_cdecl("ods_request_id")
+@c @implementation
 public func ods_request_id(_ handle: OpaquePointer?) -> UInt64 {
     Handle.request(handle)?.id ?? 0
 }
 
-@_cdecl("ods_request_get_state")
+@c @implementation
 public func ods_request_get_state(_ handle: OpaquePointer?) -> Int32 {
     guard let request = Handle.request(handle) else { return LastError.set(nullArgument("request")) }
     return request.state.rawValue
 }
 
-@_cdecl("ods_request_mode")
+@c @implementation
 public func ods_request_mode(_ handle: OpaquePointer?) -> Int32 {
     guard let request = Handle.request(handle) else { return LastError.set(nullArgument("request")) }
     return request.mode.rawValue
 }
 
-@_cdecl("ods_request_path")
+@c @implementation
 public func ods_request_path(_ handle: OpaquePointer?) -> UnsafePointer<CChar>? {
     guard let request = Handle.request(handle) else { return nil }
     return request.cPath
 }
 
-@_cdecl("ods_request_store")
+@c @implementation
 public func ods_request_store(_ handle: OpaquePointer?) -> OpaquePointer? {
     // After ods_store_close the store handle is no longer the app's to use: NULL, not a
     // pointer that looks valid.
@@ -147,7 +153,7 @@ public func ods_request_store(_ handle: OpaquePointer?) -> OpaquePointer? {
     return Handle.pointer(request.store)
 }
 
-@_cdecl("ods_request_wait")
+@c @implementation
 public func ods_request_wait(_ handle: OpaquePointer?, _ timeoutMilliseconds: Int) -> Int32 {
     status { () throws(ODataStoreError) in
         guard let request = Handle.request(handle) else { throw nullArgument("request") }
@@ -157,7 +163,7 @@ public func ods_request_wait(_ handle: OpaquePointer?, _ timeoutMilliseconds: In
     }
 }
 
-@_cdecl("ods_request_response")
+@c @implementation
 public func ods_request_response(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ handle: OpaquePointer?) -> Int32 {
     out?.pointee = nil
     return status { () throws(ODataStoreError) in
@@ -179,7 +185,7 @@ public func ods_request_response(_ out: UnsafeMutablePointer<OpaquePointer?>?, _
     }
 }
 
-@_cdecl("ods_request_error")
+@c @implementation
 public func ods_request_error(_ handle: OpaquePointer?) -> UnsafePointer<ods_error>? {
     guard let request = Handle.request(handle), case .failure(let f)? = request.outcome else { return nil }
     return UnsafePointer(request.cContext.extras.errorRecord { ErrorRecord(f.error) }.record)

@@ -94,7 +94,7 @@ private func readLimits(_ o: ods_store_options) throws(ODataStoreError) -> Store
     return limits
 }
 
-@_cdecl("ods_store_open")
+@c @implementation
 public func ods_store_open(_ out: UnsafeMutablePointer<OpaquePointer?>?,
                            _ options: UnsafePointer<ods_store_options>?,
                            _ stateCallback: ods_store_state_cb?,
@@ -117,17 +117,26 @@ public func ods_store_open(_ out: UnsafeMutablePointer<OpaquePointer?>?,
             }
         }
         let store = try Store(options: swiftOptions, context: CStoreContext(pointer: context), stateHandler: handler)
-        out.pointee = OpaquePointer(Unmanaged.passRetained(store).toOpaque())
+        let handle = OpaquePointer(Unmanaged.passRetained(store).toOpaque())
+        HandleRegistry.addStore(handle)
+        out.pointee = handle
     }
 }
 
-@_cdecl("ods_store_close")
+@c @implementation
 public func ods_store_close(_ handle: OpaquePointer?) -> Int32 {
-    guard let handle, let store = Handle.store(handle) else { return 0 }
+    guard let handle else { return 0 }
+    guard let store = Handle.store(handle) else {
+        return LastError.set(ODataStoreError(.invalidArgument, "ods_store_close: not an open store (closed already?)"))
+    }
     do {
         try store.close()
     } catch {
         return LastError.set(error)
+    }
+    // Only one close releases the handle, even if two threads raced to close it.
+    guard HandleRegistry.removeStore(handle) else {
+        return LastError.set(ODataStoreError(.invalidArgument, "ods_store_close: the store was closed twice"))
     }
     // Every callback has returned and the store's threads are joined: the context can go.
     (store.context as? CStoreContext)?.release()
@@ -135,7 +144,7 @@ public func ods_store_close(_ handle: OpaquePointer?) -> Int32 {
     return 0
 }
 
-@_cdecl("ods_store_set_release")
+@c @implementation
 public func ods_store_set_release(_ handle: OpaquePointer?, _ release: ods_release_cb?) -> Int32 {
     status { () throws(ODataStoreError) in
         guard let store = Handle.store(handle) else { throw nullArgument("store") }
@@ -144,7 +153,7 @@ public func ods_store_set_release(_ handle: OpaquePointer?, _ release: ods_relea
     }
 }
 
-@_cdecl("ods_store_options_init")
+@c @implementation
 public func ods_store_options_init(_ options: UnsafeMutablePointer<ods_store_options>?, _ version: UInt32) -> Int32 {
     status { () throws(ODataStoreError) in
         guard let options else { throw nullArgument("options") }
@@ -157,7 +166,7 @@ public func ods_store_options_init(_ options: UnsafeMutablePointer<ods_store_opt
     }
 }
 
-@_cdecl("ods_request_delegate_init")
+@c @implementation
 public func ods_request_delegate_init(_ delegate: UnsafeMutablePointer<ods_request_delegate>?, _ version: UInt32) -> Int32 {
     status { () throws(ODataStoreError) in
         guard let delegate else { throw nullArgument("delegate") }
@@ -169,7 +178,7 @@ public func ods_request_delegate_init(_ delegate: UnsafeMutablePointer<ods_reque
     }
 }
 
-@_cdecl("ods_store_execute")
+@c @implementation
 public func ods_store_execute(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ handle: OpaquePointer?, _ mode: Int32,
                               _ path: UnsafePointer<CChar>?, _ body: UnsafePointer<CChar>?, _ timeoutMilliseconds: Int) -> Int32 {
     out?.pointee = nil
@@ -184,7 +193,7 @@ public func ods_store_execute(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ ha
         }
         let request = try store.makeRequest(swiftMode, path: try CString.required(path, "path"),
                                             body: try CString.read(body, "body_json"))
-        request.attachC(context: nil)
+        request.attachC(context: nil, appOwned: false)
         try request.start()
         if !(try request.wait(timeoutMilliseconds: timeoutMilliseconds < 0 ? -1 : timeoutMilliseconds)) {
             try? request.cancel()
@@ -201,7 +210,7 @@ public func ods_store_execute(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ ha
     }
 }
 
-@_cdecl("ods_store_key_path")
+@c @implementation
 public func ods_store_key_path(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ handle: OpaquePointer?,
                                _ entitySet: UnsafePointer<CChar>?, _ keyJSON: UnsafePointer<CChar>?) -> Int32 {
     out?.pointee = nil
@@ -233,24 +242,24 @@ public func ods_store_key_path(_ out: UnsafeMutablePointer<UnsafeMutablePointer<
     }
 }
 
-@_cdecl("ods_store_get_state")
+@c @implementation
 public func ods_store_get_state(_ handle: OpaquePointer?) -> Int32 {
     guard let store = Handle.store(handle) else { return LastError.set(nullArgument("store")) }
     return store.state.rawValue
 }
 
-@_cdecl("ods_store_context")
+@c @implementation
 public func ods_store_context(_ handle: OpaquePointer?) -> UnsafeMutableRawPointer? {
     (Handle.store(handle)?.context as? CStoreContext)?.pointer
 }
 
-@_cdecl("ods_store_odata_version")
+@c @implementation
 public func ods_store_odata_version(_ handle: OpaquePointer?) -> Int32 {
     guard let store = Handle.store(handle) else { return LastError.set(nullArgument("store")) }
     return Int32(store.odataVersion?.rawValue ?? 0)
 }
 
-@_cdecl("ods_store_set_default_delegate")
+@c @implementation
 public func ods_store_set_default_delegate(_ handle: OpaquePointer?,
                                            _ delegate: UnsafePointer<ods_request_delegate>?) -> Int32 {
     status { () throws(ODataStoreError) in
@@ -259,7 +268,7 @@ public func ods_store_set_default_delegate(_ handle: OpaquePointer?,
     }
 }
 
-@_cdecl("ods_store_fd")
+@c @implementation
 public func ods_store_fd(_ handle: OpaquePointer?) -> Int32 {
     guard let store = Handle.store(handle) else { return LastError.set(nullArgument("store")) }
     guard let fd = store.eventFileDescriptor else {
@@ -268,7 +277,7 @@ public func ods_store_fd(_ handle: OpaquePointer?) -> Int32 {
     return fd
 }
 
-@_cdecl("ods_store_dispatch")
+@c @implementation
 public func ods_store_dispatch(_ handle: OpaquePointer?, _ timeoutMilliseconds: Int32) -> Int32 {
     guard let store = Handle.store(handle) else { return LastError.set(nullArgument("store")) }
     do {
@@ -278,7 +287,7 @@ public func ods_store_dispatch(_ handle: OpaquePointer?, _ timeoutMilliseconds: 
     }
 }
 
-@_cdecl("ods_store_schedule")
+@c @implementation
 public func ods_store_schedule(_ outID: UnsafeMutablePointer<UInt64>?, _ handle: OpaquePointer?,
                                _ mode: Int32, _ path: UnsafePointer<CChar>?, _ body: UnsafePointer<CChar>?,
                                _ completion: ods_completion_cb?, _ context: UnsafeMutableRawPointer?) -> Int32 {
@@ -291,14 +300,14 @@ public func ods_store_schedule(_ outID: UnsafeMutablePointer<UInt64>?, _ handle:
         let pathString = try CString.required(path, "path")
         let bodyString = try CString.read(body, "body_json")
         let request = try store.makeRequest(swiftMode, path: pathString, body: bodyString)
-        request.attachC(context: context)
+        request.attachC(context: context, appOwned: false)
         if let completion { try request.setCompletion(completionBridge(completion)) }
         try request.start()
         outID?.pointee = request.id
     }
 }
 
-@_cdecl("ods_store_cancel")
+@c @implementation
 public func ods_store_cancel(_ handle: OpaquePointer?, _ requestID: UInt64) -> Int32 {
     status { () throws(ODataStoreError) in
         guard let store = Handle.store(handle) else { throw nullArgument("store") }

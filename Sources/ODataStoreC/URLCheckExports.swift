@@ -26,7 +26,7 @@ func byteOffset(ofCharacter n: Int, in text: String) -> Int {
     return bytes + max(0, n - text.count)
 }
 
-@_cdecl("ods_url_quote_string")
+@c @implementation
 public func ods_url_quote_string(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
                                  _ value: UnsafePointer<CChar>?) -> Int32 {
     out?.pointee = nil
@@ -38,7 +38,7 @@ public func ods_url_quote_string(_ out: UnsafeMutablePointer<UnsafeMutablePointe
     }
 }
 
-@_cdecl("ods_url_check")
+@c @implementation
 public func ods_url_check(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ url: UnsafePointer<CChar>?,
                           _ metadata: UnsafePointer<CChar>?, _ metadataLength: Int, _ odataVersion: Int32,
                           _ serviceRoot: UnsafePointer<CChar>?) -> Int32 {
@@ -68,7 +68,7 @@ public func ods_url_check(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar
     }
 }
 
-@_cdecl("ods_store_check_url")
+@c @implementation
 public func ods_store_check_url(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ handle: OpaquePointer?,
                                 _ url: UnsafePointer<CChar>?) -> Int32 {
     out?.pointee = nil

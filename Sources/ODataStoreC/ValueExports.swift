@@ -5,38 +5,38 @@ import ODataStore
 // ods_value_*: any JSON value inside a response (BORROWED from it). The typed getters follow
 // the rule of the entity getters (EntityExports.swift), without ODS_ENOTFOUND.
 
-@_cdecl("ods_response_value")
+@c @implementation
 public func ods_response_value(_ handle: OpaquePointer?) -> OpaquePointer? {
     ResponseView.from(handle)?.rootValue?.pointer
 }
 
-@_cdecl("ods_value_get_type")
+@c @implementation
 public func ods_value_get_type(_ handle: OpaquePointer?) -> Int32 {
     ValueView.from(handle)?.typeCode ?? 0
 }
 
-@_cdecl("ods_value_json")
+@c @implementation
 public func ods_value_json(_ handle: OpaquePointer?) -> UnsafePointer<CChar>? {
     ValueView.from(handle)?.json
 }
 
-@_cdecl("ods_value_count")
+@c @implementation
 public func ods_value_count(_ handle: OpaquePointer?) -> Int {
     ValueView.from(handle)?.count ?? 0
 }
 
-@_cdecl("ods_value_at")
+@c @implementation
 public func ods_value_at(_ handle: OpaquePointer?, _ index: Int) -> OpaquePointer? {
     ValueView.from(handle)?.element(index)?.pointer
 }
 
-@_cdecl("ods_value_member")
+@c @implementation
 public func ods_value_member(_ handle: OpaquePointer?, _ name: UnsafePointer<CChar>?) -> OpaquePointer? {
     guard let view = ValueView.from(handle), let name, let n = String(validatingCString: name) else { return nil }
     return view.member(n)?.pointer
 }
 
-@_cdecl("ods_value_member_at")
+@c @implementation
 public func ods_value_member_at(_ outName: UnsafeMutablePointer<UnsafePointer<CChar>?>?,
                                 _ outValue: UnsafeMutablePointer<OpaquePointer?>?,
                                 _ handle: OpaquePointer?, _ index: Int) -> Int32 {
@@ -53,7 +53,7 @@ public func ods_value_member_at(_ outName: UnsafeMutablePointer<UnsafePointer<CC
     }
 }
 
-@_cdecl("ods_value_entity")
+@c @implementation
 public func ods_value_entity(_ handle: OpaquePointer?) -> OpaquePointer? {
     guard let view = ValueView.from(handle), view.kind == .object else { return nil }
     return view.pointer
@@ -64,7 +64,7 @@ private func value(_ handle: OpaquePointer?) throws(ODataStoreError) -> ValueVie
     return view
 }
 
-@_cdecl("ods_value_get_string")
+@c @implementation
 public func ods_value_get_string(_ out: UnsafeMutablePointer<UnsafePointer<CChar>?>?, _ handle: OpaquePointer?) -> Int32 {
     out?.pointee = nil
     return status { () throws(ODataStoreError) in
@@ -73,7 +73,7 @@ public func ods_value_get_string(_ out: UnsafeMutablePointer<UnsafePointer<CChar
     }
 }
 
-@_cdecl("ods_value_get_int64")
+@c @implementation
 public func ods_value_get_int64(_ out: UnsafeMutablePointer<Int64>?, _ handle: OpaquePointer?) -> Int32 {
     out?.pointee = 0
     return status { () throws(ODataStoreError) in
@@ -82,7 +82,7 @@ public func ods_value_get_int64(_ out: UnsafeMutablePointer<Int64>?, _ handle: O
     }
 }
 
-@_cdecl("ods_value_get_double")
+@c @implementation
 public func ods_value_get_double(_ out: UnsafeMutablePointer<Double>?, _ handle: OpaquePointer?) -> Int32 {
     out?.pointee = 0
     return status { () throws(ODataStoreError) in
@@ -91,7 +91,7 @@ public func ods_value_get_double(_ out: UnsafeMutablePointer<Double>?, _ handle:
     }
 }
 
-@_cdecl("ods_value_get_bool")
+@c @implementation
 public func ods_value_get_bool(_ out: UnsafeMutablePointer<Int32>?, _ handle: OpaquePointer?) -> Int32 {
     out?.pointee = 0
     return status { () throws(ODataStoreError) in

@@ -249,6 +249,34 @@ static void check_invalid_options(void) {
     ODS_CHECK(store == NULL);
 }
 
+/* Handles are checked against the live ones before use: a store used after close, closed
+ * twice, a request freed twice, or a pointer that never was a handle gives ODS_EINVAL, not a
+ * crash (Valgrind runs this test too: nothing freed is read). */
+static void check_stale_handles(void) {
+    ods_store_options o = ODS_STORE_OPTIONS_INIT;
+    ods_store *store = NULL;
+    ods_request *req = NULL, *other = NULL;
+    int not_a_handle = 42;
+    o.service_root = "http://127.0.0.1:9/odata/"; /* nothing listens: the open fails later, harmlessly */
+    ODS_CHECK_OK(ods_store_open(&store, &o, NULL, NULL));
+    ODS_CHECK_OK(ods_request_new(&req, store, ODS_READ, "Products", NULL));
+    ODS_CHECK_OK(ods_request_new(&other, store, ODS_READ, "Products", NULL));
+    ods_request_free(req);
+    ods_error_clear();
+    ods_request_free(req); /* the second free is refused */
+    ODS_CHECK_INT_EQ(ods_error_last()->code, ODS_EINVAL);
+    ODS_CHECK_INT_EQ(ods_request_start(req), ODS_EINVAL);
+    ODS_CHECK_OK(ods_store_close(store));
+    ODS_CHECK_INT_EQ(ods_store_close(store), ODS_EINVAL); /* closed twice */
+    ODS_CHECK(strstr(ods_error_last()->message, "closed already") != NULL);
+    ODS_CHECK_INT_EQ(ods_store_get_state(store), ODS_EINVAL);
+    ODS_CHECK_INT_EQ(ods_request_new(&req, store, ODS_READ, "Products", NULL), ODS_EINVAL);
+    ODS_CHECK(ods_request_store(other) == NULL);
+    ods_request_free(other);
+    ODS_CHECK_INT_EQ(ods_store_get_state((ods_store *)(void *)&not_a_handle), ODS_EINVAL);
+    ODS_CHECK_INT_EQ(ods_request_get_state((ods_request *)(void *)&not_a_handle), ODS_EINVAL);
+}
+
 int main(void) {
     check_strerror();
     check_error_last();
@@ -256,6 +284,7 @@ int main(void) {
     check_init_functions();
     check_byte_positions();
     check_invalid_options();
+    check_stale_handles();
     printf("errors: ok\n");
     return 0;
 }
