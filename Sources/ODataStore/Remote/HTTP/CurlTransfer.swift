@@ -42,6 +42,14 @@ final class CurlTransfer {
 
     /// Handles one header line as libcurl delivers it (CRLF included).
     func receiveHeaderLine(_ line: UnsafeBufferPointer<UInt8>) {
+        HeaderLineParser.receive(line, into: &responseHeaders)
+    }
+}
+
+/// Response header lines as libcurl hands them over, into `HTTPHeaderFields` (also driven by
+/// the HTTP fuzz target, `FuzzEntryPoints.httpResponse`).
+enum HeaderLineParser {
+    static func receive(_ line: UnsafeBufferPointer<UInt8>, into responseHeaders: inout HTTPHeaderFields) {
         var end = line.count
         while end > 0, line[end - 1] == 0x0A || line[end - 1] == 0x0D { end -= 1 }
         if end == 0 { return }  // the blank line that ends a header block
@@ -72,6 +80,7 @@ final class CurlTransfer {
         return start..<end
     }
 }
+
 
 // MARK: - libcurl callbacks (C calling convention; no Swift error or trap crosses them)
 
