@@ -513,7 +513,8 @@ ODS_EXTERN int ods_request_new(ods_request **out, ods_store *store, int mode, co
  *  ods_store_schedule, seen in a callback), is refused: ods_error_last() gets ODS_EINVAL. */
 ODS_EXTERN void ods_request_free(ods_request *request);
 
-/** Sets the request's delegate (copied; NULL removes it). Before start only (ODS_ESTATE). */
+/** Sets the request's delegate (copied; NULL removes it). Returns ODS_OK; ODS_ESTATE after
+ *  start; ODS_EINVAL (NULL request, delegate version 0 or newer than the library). */
 ODS_EXTERN int ods_request_set_delegate(ods_request *request, const ods_request_delegate *delegate);
 
 /**
@@ -523,28 +524,33 @@ ODS_EXTERN int ods_request_set_delegate(ods_request *request, const ods_request_
  */
 ODS_EXTERN int ods_request_set_completion(ods_request *request, ods_completion_cb completion, void *context);
 
-/** Sets the opaque pointer passed to the request's callbacks. Not retained or freed. Before start only. */
+/** Sets the opaque pointer passed to the request's callbacks. Not retained or freed.
+ *  Returns ODS_OK; ODS_ESTATE after start; ODS_EINVAL for a NULL request. */
 ODS_EXTERN int ods_request_set_context(ods_request *request, void *context);
 
 /** The request's context (NULL when unset or for a NULL request). */
 ODS_EXTERN void *ods_request_context(const ods_request *request);
 
 /**
- * Adds a header to send with this request (replacing one of the same name);
- * value NULL removes it. Before start only. Names and values must not contain CR or LF.
+ * Adds a header to send with this request (replacing one of the same name, compared without
+ * case); value NULL removes it. Returns ODS_OK; ODS_ESTATE after start; ODS_EINVAL for a
+ * name that is not an HTTP token or a value with CR, LF or NUL.
  */
 ODS_EXTERN int ods_request_set_header(ods_request *request, const char *name, const char *value);
 
 /**
  * The ETag for If-Match on UPDATE/DELETE. When unset, the body's "@odata.etag" is used;
- * "*" matches any version. Before start only.
+ * "*" matches any version; NULL unsets it. Returns ODS_OK; ODS_ESTATE after start;
+ * ODS_EINVAL for an ETag with CR, LF or NUL.
  */
 ODS_EXTERN int ods_request_set_etag(ods_request *request, const char *etag);
 
-/** ods_paging; default ODS_PAGING_NONE. Before start only. */
+/** ods_paging; default ODS_PAGING_NONE. Returns ODS_OK; ODS_ESTATE after start; ODS_EINVAL
+ *  for an unknown value. */
 ODS_EXTERN int ods_request_set_paging(ods_request *request, int paging);
 
-/** Per-request time limit in ms for each HTTP exchange (0 = the store's). Before start only. */
+/** Per-request time limit in ms for each HTTP exchange (0 = the store's). Returns ODS_OK;
+ *  ODS_ESTATE after start; ODS_EINVAL when negative. */
 ODS_EXTERN int ods_request_set_timeout(ods_request *request, long timeout_ms);
 
 /** Starts the request. ODS_ESTATE if already started, ODS_ECLOSED if the store is closing,
@@ -798,7 +804,8 @@ ODS_EXTERN int ods_url_check(char **out, const char *url, const char *metadata, 
 
 /**
  * Like ods_url_check, against the $metadata of an open store (its service root and version).
- * ODS_ESTATE while the store has no $metadata yet (still opening, or failed).
+ * Returns ODS_OK, ODS_ESYNTAX (with the byte position), ODS_ESTATE while the store has no
+ * $metadata yet (still opening, or failed), ODS_EINVAL.
  */
 ODS_EXTERN int ods_store_check_url(char **out, ods_store *store, const char *url);
 
