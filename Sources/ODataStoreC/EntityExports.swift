@@ -14,23 +14,23 @@ public func ods_entity_json(_ handle: OpaquePointer?) -> UnsafePointer<CChar>? {
 
 @c @implementation
 public func ods_entity_etag(_ handle: OpaquePointer?) -> UnsafePointer<CChar>? {
-    guard let etag = ValueView.from(handle)?.member("@odata.etag"), etag.kind == .string else { return nil }
+    guard let etag = ValueView.from(handle)?.memberRef("@odata.etag"), etag.kind == .string else { return nil }
     return etag.text
 }
 
 @c @implementation
 public func ods_entity_value_type(_ handle: OpaquePointer?, _ property: UnsafePointer<CChar>?) -> Int32 {
     guard let entity = ValueView.from(handle), let property, let name = String(validatingCString: property),
-          let value = entity.member(name) else { return 0 }
+          let value = entity.memberRef(name) else { return 0 }
     return value.typeCode
 }
 
 /// The property's value for the typed getters: ODS_EINVAL for NULL arguments, ODS_ENOTFOUND
 /// when the property is absent.
-func property(_ handle: OpaquePointer?, _ property: UnsafePointer<CChar>?) throws(ODataStoreError) -> (ValueView, String) {
+func property(_ handle: OpaquePointer?, _ property: UnsafePointer<CChar>?) throws(ODataStoreError) -> (ValueRef, String) {
     guard let entity = ValueView.from(handle) else { throw nullArgument("entity") }
     let name = try CString.required(property, "property")
-    guard let value = entity.member(name) else {
+    guard let value = entity.memberRef(name) else {
         throw ODataStoreError(.notFound, "the entity has no property \"\(name)\"")
     }
     return (value, "property \"\(name)\"")
@@ -42,7 +42,8 @@ public func ods_entity_get_value(_ out: UnsafeMutablePointer<OpaquePointer?>?, _
     out?.pointee = nil
     return status { () throws(ODataStoreError) in
         guard let out else { throw nullArgument("out") }
-        out.pointee = try property(handle, name).0.pointer
+        let (value, _) = try property(handle, name)
+        out.pointee = value.owner.withCache { c in value.owner.view(&c, value.range) }.pointer
     }
 }
 

@@ -35,16 +35,7 @@ final class ValueView: Sendable {
     }
 
     /// `ods_value_get_type` / `ods_entity_value_type` numbering.
-    var typeCode: Int32 {
-        switch kind {
-        case .null: 1
-        case .bool: 2
-        case .number: 3
-        case .string: 4
-        case .object: 5
-        case .array: 6
-        }
-    }
+    var typeCode: Int32 { ref.typeCode }
 
     /// The value's JSON text (compact, as in the response).
     var json: UnsafePointer<CChar>? {
@@ -118,7 +109,43 @@ final class ValueView: Sendable {
         }
     }
 
-    // MARK: - Scalars
+    // MARK: - Scalars (see ValueRef)
+
+    var ref: ValueRef { ValueRef(owner: owner, document: document, range: range, kind: kind) }
+    var text: UnsafePointer<CChar>? { ref.text }
+    func int64(_ what: String) throws(ODataStoreError) -> Int64 { try ref.int64(what) }
+    func double(_ what: String) throws(ODataStoreError) -> Double { try ref.double(what) }
+    func bool(_ what: String) throws(ODataStoreError) -> Bool { try ref.bool(what) }
+    func string(_ what: String) throws(ODataStoreError) -> UnsafePointer<CChar>? { try ref.string(what) }
+
+    /// A member's value without making a view of it (the typed entity getters: most read a
+    /// scalar, and a view per property read cost an allocation each).
+    func memberRef(_ name: String) -> ValueRef? {
+        guard kind == .object, let r = document.member(name, of: range) else { return nil }
+        return ValueRef(owner: owner, document: document, range: r, kind: document.kind(of: r))
+    }
+}
+
+/// One value of a response read as a scalar, without a view object: the typed getters'
+/// rules (null is ODS_ENULL, another type ODS_ETYPE) and the C strings they hand out (kept in
+/// the response view's cache, by the value's first byte).
+struct ValueRef {
+    unowned let owner: ResponseView
+    let document: CanonicalDocument
+    let range: Range<Int>
+    let kind: CanonicalDocument.Kind
+
+    var typeCode: Int32 {
+        switch kind {
+        case .null: 1
+        case .bool: 2
+        case .number: 3
+        case .string: 4
+        case .object: 5
+        case .array: 6
+        }
+    }
+
 
     /// The value as text: strings unescaped, numbers as spelled, booleans as true/false,
     /// objects and arrays as their JSON; nil pointer for JSON null.
