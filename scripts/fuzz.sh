@@ -18,10 +18,13 @@ seconds=${1:-10}
 shift || true
 targets=("$@")
 [ ${#targets[@]} -gt 0 ] || targets=(url csdl json4 json2 atom batch http)
+# ODS_FUZZ_CONFIGURATION=debug builds faster and runs slower (scripts/test.sh's short run);
+# the long runs use release.
+configuration=${ODS_FUZZ_CONFIGURATION:-release}
 out=.build-fuzz
-bin=$out/release/odatastore-fuzz
+bin=$out/$configuration/odatastore-fuzz
 
-swift build -c release --scratch-path "$out" --product odatastore-fuzz \
+swift build -c "$configuration" --scratch-path "$out" --product odatastore-fuzz \
     -Xswiftc -sanitize=fuzzer,address -Xswiftc -DODS_LIBFUZZER
 
 # Seeds: real documents of each kind (copied, so libFuzzer's additions stay in .build-fuzz).

@@ -42,6 +42,9 @@ swift_bin=$(dirname "$(command -v swift)")
 clang="$swift_bin/clang"
 runtime="$swift_bin/../lib/swift/linux"
 scratch=.build-$( [ "$kind" = thread ] && echo tsan || echo "$kind" )
+# UBSan needs no instrumented library: the plain debug build of `swift build` (scripts/test.sh
+# has just made it) is the one to test.
+[ "$kind" = undefined ] && scratch=.build
 out=build-$( [ "$kind" = thread ] && echo tsan || echo "$kind" )
 mkdir -p "$out"
 
