@@ -34,14 +34,19 @@ let package = Package(
         .target(name: "ODataProtocol", dependencies: ["CXML2"]),
         // Stores, scheduler, online (libcurl) and offline (SQLite) engines.
         .target(name: "ODataStore", dependencies: ["ODataProtocol", "CCurl", "CSQLite"]),
-        // The only target that touches raw C pointers: @_cdecl exports of include/odatastore.h.
+        // The only target that touches raw C pointers: the exports of include/odatastore.h, each
+        // `@c @implementation` (the compiler checks its signature against the header).
         .target(name: "ODataStoreC", dependencies: ["ODataStore", "CODataStoreABI"], exclude: ["exports.map"],
                 linkerSettings: [.unsafeFlags(exportFlags)]),
         .executableTarget(name: "odatastore-cli", dependencies: [
             "ODataStore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        // Fuzz targets (issue 10): a library the tests replay regressions through, and the
+        // libFuzzer executable scripts/fuzz.sh builds with -sanitize=fuzzer.
+        .target(name: "ODataFuzzTargets", dependencies: ["ODataProtocol", "ODataStore"]),
+        .executableTarget(name: "odatastore-fuzz", dependencies: ["ODataFuzzTargets"]),
 
         .testTarget(name: "ODataProtocolTests", dependencies: ["ODataProtocol"]),
-        .testTarget(name: "ODataStoreTests", dependencies: ["ODataStore"]),
+        .testTarget(name: "ODataStoreTests", dependencies: ["ODataStore", "ODataFuzzTargets"]),
     ]
 )

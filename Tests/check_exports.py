@@ -90,6 +90,28 @@ def exported_symbols(library: str, nm: str) -> set[str]:
     return symbols
 
 
+def unchecked_exports(directory: str, declared: dict[str, str]) -> list[str]:
+    """Exports written with @_cdecl (the compiler does not compare them with the header) or
+    without @implementation, and header functions with no Swift implementation at all."""
+    import glob
+    import os
+    problems: list[str] = []
+    implemented: set[str] = set()
+    for path in sorted(glob.glob(os.path.join(directory, "*.swift"))):
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        for name in re.findall(r'@_cdecl\("(ods_\w+)"\)', text):
+            problems.append(f"{os.path.basename(path)}: {name} is @_cdecl; use `@c @implementation` "
+                            "so its signature is checked against the header")
+        for attrs, name in re.findall(r"((?:@[\w()\"]+\s+)*)public func (ods_\w+)\(", text):
+            implemented.add(name)
+            if "@c" not in attrs.split() or "@implementation" not in attrs.split():
+                problems.append(f"{os.path.basename(path)}: {name} is not `@c @implementation`")
+    for name in sorted(set(declared) - implemented):
+        problems.append(f"{name} is declared in the header but has no `@c @implementation` in {directory}")
+    return problems
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--library", required=True)
@@ -97,9 +119,13 @@ def main() -> int:
     parser.add_argument("--nm", default="nm")
     parser.add_argument("--allow-missing", action="store_true",
                         help="report header functions the library does not export without failing")
+    parser.add_argument("--swift-sources", help="directory of the Swift exports (Sources/ODataStoreC): each "
+                        "ods_ function there must be `@c @implementation`, so the compiler checks it against the header")
     args = parser.parse_args()
 
     declared, problems = header_functions(args.header)
+    if args.swift_sources:
+        problems += unchecked_exports(args.swift_sources, declared)
     exported = exported_symbols(args.library, args.nm)
 
     foreign = sorted(s for s in exported if not s.startswith("ods_"))

@@ -184,8 +184,8 @@ int main(int argc, char **argv) {
     printf("\n6. The old ETag is stale now: the service refuses the change (412)\n");
     outcome_init(&o);
     if (ods_request_new(&request, store, ODS_UPDATE, "Products(5000)", "{\"Price\":\"1.00\"}") == ODS_OK &&
-        ods_request_set_etag(request, etag) == ODS_OK && ods_request_set_completion(request, on_json) == ODS_OK &&
-        ods_request_set_context(request, &o) == ODS_OK && ods_request_start(request) == ODS_OK) {
+        ods_request_set_etag(request, etag) == ODS_OK && ods_request_set_completion(request, on_json, &o) == ODS_OK &&
+        ods_request_start(request) == ODS_OK) {
         if (outcome_wait(&o) == 0) failures++; /* this one must fail */
     }
     ods_request_free(request);
@@ -196,8 +196,8 @@ int main(int argc, char **argv) {
     failures += schedule(store, ODS_FUNCTION, "MostExpensive()", NULL, on_json, &o);
     outcome_init(&o);
     if (ods_request_new(&request, store, ODS_DELETE, "Products(5000)", NULL) == ODS_OK &&
-        ods_request_set_etag(request, etag) == ODS_OK && ods_request_set_completion(request, on_json) == ODS_OK &&
-        ods_request_set_context(request, &o) == ODS_OK && ods_request_start(request) == ODS_OK) {
+        ods_request_set_etag(request, etag) == ODS_OK && ods_request_set_completion(request, on_json, &o) == ODS_OK &&
+        ods_request_start(request) == ODS_OK) {
         failures += outcome_wait(&o);
     }
     ods_request_free(request);

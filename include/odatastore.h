@@ -1,35 +1,68 @@
 /*
  * odatastore.h - the C interface of libodatastore, an OData V2/V4 client library.
  *
- * One header for everything. Link with `pkg-config --libs odatastore` or CMake's
- * `find_package(odatastore CONFIG)` + `target_link_libraries(app odatastore::odatastore)`.
+ * One header for everything (as sqlite3.h: one file to read and to vendor). Link with
+ * `pkg-config --libs odatastore` or CMake's `find_package(odatastore CONFIG)` +
+ * `target_link_libraries(app odatastore::odatastore)`.
  *
- * CONVENTIONS
+ * CONVENTIONS (modelled on libgit2's docs/conventions.md and sqlite3.h)
  *   - Functions are ods_<object>_<verb>. A single output parameter comes first and is named
  *     `out`; a callback and its `void *context` come last, side by side.
- *   - Every fallible function returns an int status: ODS_OK (0) or a negative ods_status code.
- *     ods_strerror(code) gives static text; ods_error_last() gives the detail of the last
- *     failed call made on the calling thread.
- *   - Handles are opaque. `_free`/`_close` accept NULL.
- *   - Strings passed in are copied before the call returns (the caller keeps ownership).
- *     Strings handed out are either BORROWED (valid until the event the doc comment names;
- *     do not free) or OWNED (release with ods_free). Never call free() on library memory.
+ *   - Every fallible function returns an int status: ODS_OK (0) or a negative ods_status.
+ *     ods_strerror(code) gives static text; ods_error_last() the detail of the last failed
+ *     call on the calling thread. Each function lists the codes it returns; ODS_EINVAL (a
+ *     NULL or malformed argument) and ODS_ENOMEM can come from any of them.
+ *   - `*out` after a call: every function sets *out (to NULL, or 0 for numbers) before it
+ *     does anything else, so after a failure *out is NULL/0, never stale or half-written.
+ *     Only ODS_OK fills it.
+ *   - Getters that cannot fail except on a NULL handle return their value directly (NULL,
+ *     0, -1 or ODS_EINVAL for a NULL handle, as each states).
+ *   - Handles are opaque. `_free`/`_close` accept NULL. Store and request handles are checked
+ *     against the live ones before use: a store used after ods_store_close or closed twice, a
+ *     request freed twice, or a pointer that never was a handle gives ODS_EINVAL, not a crash
+ *     (unless a new handle has been given the same address meanwhile). Responses, entities and
+ *     values are borrowed views and are not checked: do not use them after their response.
+ *   - Strings passed in are copied before the call returns (the caller keeps ownership) and
+ *     must be UTF-8 (ODS_EINVAL otherwise). Strings handed out are either BORROWED (valid
+ *     until the event the doc comment names; do not free) or OWNED (release with ods_free).
+ *     Never call free() on library memory.
  *   - No variadic functions and no structs passed by value: every function is callable from
  *     FFI runtimes such as Python ctypes.
- *   - Option and delegate structs are versioned: initialise them with their _INIT macro;
- *     fields are only ever appended.
+ *   - Option and delegate structs are versioned: initialise them with their _INIT macro or
+ *     _init function; fields are only ever appended, and the library reads only the fields
+ *     of the version the caller set.
+ *   - Positions in errors (ods_error.position) are 0-based BYTE offsets into the UTF-8 string
+ *     the caller passed, so `text + position` points at the problem.
+ *
+ * ERRORS: ONE RULE PER CODE
+ *   - ODS_ENOTFOUND: what was named does not exist: on the service (HTTP 404/410), or in
+ *     the library (no request with that id in flight, no property / member / header of that
+ *     name, no response to hand out).
+ *   - ODS_ENULL: a typed getter found JSON null (a value that exists and is null). A getter
+ *     never reports null as success, so `if (ods_entity_get_string(&s, e, "X") == ODS_OK)`
+ *     always gives a usable string.
+ *   - ODS_ETYPE: a typed getter found another kind of value, or a number that does not fit
+ *     the C type asked for.
+ *   - ODS_EINVAL: the caller passed something invalid (NULL, an unknown enum value, bad
+ *     JSON, a path that is not allowed). It is never a property of the service's data.
+ *   - ODS_ESTATE: the call is not allowed now (a request started twice, configured after
+ *     start, waited for from its own store's callback...).
+ *   - ODS_ELIMIT: a limit was reached (ods_store_options, "Limits"); the message names it.
  *
  * THREADING
  *   - Every function may be called from any thread, unless its comment says otherwise.
- *     A store and its requests may be used from several threads at once.
- *   - A request's setters (delegate, context, headers, ...) must be called before
- *     ods_request_start; afterwards they return ODS_ESTATE.
+ *     A store and its requests may be used from several threads at once; a handle must not
+ *     be freed or closed while another thread still uses it.
+ *   - A request's setters (delegate, completion, context, headers, ...) must be called
+ *     before ods_request_start; afterwards they return ODS_ESTATE.
  *   - Callbacks are delivered one at a time per store, never under an internal lock, either
  *     on the store's own callback thread (ODS_DISPATCH_THREAD, the default) or on whichever
- *     thread calls ods_store_dispatch (ODS_DISPATCH_QUEUE). Callbacks of one request arrive
- *     in order: started, response (zero or more), then exactly one terminal callback.
- *   - From inside a callback you may call any function except ods_store_close and
- *     ods_store_dispatch on the same store (they return ODS_ESTATE).
+ *     thread calls ods_store_dispatch, ods_request_wait or ods_store_execute
+ *     (ODS_DISPATCH_QUEUE). Callbacks of one request arrive in order: started, response
+ *     (zero or one), then exactly one terminal callback.
+ *   - From inside a callback you may call any function except those that would wait for the
+ *     store's own callbacks: ods_store_close, ods_store_dispatch, ods_request_wait (on a
+ *     request of that store) and ods_store_execute on the same store return ODS_ESTATE.
  *
  * CALLBACK CONTRACT
  *   - If a function that takes or arms a callback fails, that callback is never called.
@@ -38,7 +71,21 @@
  *     is a failure with code ODS_ECANCELLED. A completion callback, when set, is the last
  *     callback of the request and is called after the delegate's terminal callback.
  *   - ods_store_close delivers the terminal callbacks of every request still in flight
- *     before it returns.
+ *     before it returns, and then releases the store's context (ods_store_set_release).
+ *
+ * PROCESS
+ *   - libcurl: the first ods_store_open calls curl_global_init(CURL_GLOBAL_DEFAULT) once for
+ *     the process; the library never calls curl_global_cleanup (other libcurl users may live
+ *     in the same process). With libcurl 7.84 or later (Debian 12 has 7.88) curl_global_init
+ *     is thread-safe, so a host that also uses libcurl needs no coordination. A host that
+ *     wants to set up libcurl itself can call curl_global_init before the first store opens.
+ *   - fork(): a store's threads do not exist in a child process. After fork, the child must
+ *     not use (nor close) stores opened before the fork; it may exec, or _exit, or open new
+ *     stores. Do not fork while another thread is inside a library call (locks it holds
+ *     would stay held in the child).
+ *   - The library installs no signal handlers; its threads block all asynchronous signals.
+ *   - Every allocation failure is reported as ODS_ENOMEM where it can be; the library never
+ *     aborts the process on bad input from the caller or the service.
  */
 #ifndef ODATASTORE_H
 #define ODATASTORE_H
@@ -83,38 +130,46 @@ typedef enum ods_status {
     ODS_EINVAL = -2,         /**< Invalid argument: NULL, unknown enum value, bad JSON, bad path. */
     ODS_ENOMEM = -3,         /**< Out of memory. */
     ODS_ESTATE = -4,         /**< Not allowed in the object's current state (e.g. started twice). */
-    ODS_ENOTFOUND = -5,      /**< The resource does not exist (HTTP 404). */
+    ODS_ENOTFOUND = -5,      /**< What was named does not exist: HTTP 404/410, a request id, a property. */
     ODS_ECONFLICT = -6,      /**< Conflict or failed precondition: ETag mismatch (409, 412). */
     ODS_EPRECONDITION = -7,  /**< The server requires an ETag (If-Match) for this change (428). */
     ODS_EUNAUTHORIZED = -8,  /**< Authentication required or failed (401). */
     ODS_EFORBIDDEN = -9,     /**< Authenticated but not allowed (403). */
-    ODS_EHTTP = -10,         /**< Any other 4xx response from the service. */
+    ODS_EHTTP = -10,         /**< Any other non-success status: a 4xx, or a 3xx (redirects are never followed). */
     ODS_ESERVER = -11,       /**< The service failed (5xx). */
-    ODS_ETIMEOUT = -12,      /**< The request took longer than its time limit. */
+    ODS_ETIMEOUT = -12,      /**< The request (or a wait for it) took longer than its time limit. */
     ODS_ECANCELLED = -13,    /**< The request was cancelled (also by ods_store_close). */
     ODS_EOFFLINE = -14,      /**< The service cannot be reached (DNS, refused, unreachable). */
     ODS_ETLS = -15,          /**< TLS handshake or certificate verification failed. */
     ODS_EIO = -16,           /**< Network or file I/O failed mid-operation. */
-    ODS_EPROTOCOL = -17,     /**< The service sent something that is not valid OData/HTTP. */
+    ODS_EPROTOCOL = -17,     /**< The service sent something that is not valid OData/HTTP (also: a
+                                  200 answer that is not OData JSON or XML, such as a login page). */
     ODS_EUNSUPPORTED = -18,  /**< The operation is not supported by this store or service. */
     ODS_ENOTINSCOPE = -19,   /**< Outside what the offline store's defining requests cover. */
     ODS_ESYNTAX = -20,       /**< A URL, $filter or document failed to parse (see the error's position). */
-    ODS_ECLOSED = -21        /**< The store is closing or closed. */
+    ODS_ECLOSED = -21,       /**< The store is closing or closed. */
+    ODS_ELIMIT = -22,        /**< A limit was reached: response size, compression ratio, pages
+                                  followed, requests pending (see the limits in ods_store_options). */
+    ODS_ENULL = -23,         /**< A typed getter found JSON null. */
+    ODS_ETYPE = -24          /**< A typed getter found another type, or a number that does not fit. */
 } ods_status;
 
 /**
  * Detail of an error. Read-only; fields are only ever appended.
  *
  * From ods_error_last(): owned by the library, valid until the next failing call on the
- * same thread. In a `failed`/completion callback: valid until the callback returns.
+ * same thread. In a `failed`/completion callback: valid until the callback returns. From
+ * ods_request_error(): valid until the request is freed.
  */
 typedef struct ods_error {
     int code;                  /**< An ods_status code (negative). */
-    const char *message;       /**< Human-readable message, never NULL. */
+    const char *message;       /**< Human-readable message, never NULL. Text from the service is
+                                    cut to max_error_message_bytes and has no control characters. */
     int http_status;           /**< HTTP status of the response, 0 when there was none. */
     const char *odata_code;    /**< OData error code from the service's error body, or NULL. */
     const char *odata_message; /**< OData error message from the service's error body, or NULL. */
-    long position;             /**< ODS_ESYNTAX: 0-based character offset of the problem; else -1. */
+    long position;             /**< ODS_ESYNTAX and path errors: 0-based byte offset of the problem
+                                    in the string the caller passed; -1 otherwise. */
 } ods_error;
 
 /** Static description of a status code (never NULL; "unknown status" for unknown codes). */
@@ -127,7 +182,7 @@ ODS_EXTERN const ods_error *ods_error_last(void);
 /** Resets this thread's last error to ODS_OK. */
 ODS_EXTERN void ods_error_clear(void);
 
-/** Releases memory the library handed out as OWNED. NULL is a no-op. */
+/** Releases memory the library handed out as OWNED (strings). NULL is a no-op. */
 ODS_EXTERN void ods_free(void *ptr);
 
 /* ---------------------------------------------------------------------------------------
@@ -137,7 +192,10 @@ ODS_EXTERN void ods_free(void *ptr);
 typedef struct ods_store ods_store;
 typedef struct ods_request ods_request;
 typedef struct ods_response ods_response;
+/** An entity of a response: an object value (ods_entity_value / ods_value_entity convert). */
 typedef struct ods_entity ods_entity;
+/** Any JSON value inside a response: an entity, a complex value, an array, a scalar. */
+typedef struct ods_value ods_value;
 
 /** What kind of store to open. ODS_STORE_MIXED is not available in this release. */
 typedef enum ods_store_kind {
@@ -165,6 +223,13 @@ typedef enum ods_auth_kind {
     ODS_AUTH_BASIC = 1,     /**< HTTP Basic with username/password. */
     ODS_AUTH_BEARER = 2     /**< `Authorization: Bearer <token>`. */
 } ods_auth_kind;
+
+/** SAP Gateway's X-CSRF-Token handling (ods_store_options.csrf_protection). The values
+ *  keep the field's original meaning (0 was "on"); use the names. */
+typedef enum ods_csrf_mode {
+    ODS_CSRF_AUTO = 0,      /**< Fetch a token when the service demands one, retry once (default). */
+    ODS_CSRF_OFF = 1        /**< Never send X-CSRF-Token. */
+} ods_csrf_mode;
 
 /** The operation a request performs. */
 typedef enum ods_mode {
@@ -201,11 +266,14 @@ typedef enum ods_paging {
  *  ODS_STORE_FAILED and borrowed for the duration of the call. */
 typedef void (*ods_store_state_cb)(ods_store *store, int state, const ods_error *error, void *context);
 
+/** Releases a context the library held for the life of a store (ods_store_set_release). */
+typedef void (*ods_release_cb)(void *context);
+
 /**
  * Per-request callbacks; any slot may be NULL. `context` is the request's context
- * (ods_request_set_context). Pointers passed in are borrowed for the duration of the call;
- * the request handle itself stays valid during every callback, even if the app already
- * called ods_request_free on it.
+ * (ods_request_set_context). Pointers passed in are borrowed for the duration of the call
+ * (ods_response_dup keeps a response longer); the request handle itself stays valid during
+ * every callback, even if the app already called ods_request_free on it.
  */
 typedef struct ods_request_delegate {
     unsigned int version;   /**< ODS_REQUEST_DELEGATE_VERSION */
@@ -223,9 +291,17 @@ typedef struct ods_request_delegate {
 #define ODS_REQUEST_DELEGATE_INIT { ODS_REQUEST_DELEGATE_VERSION, NULL, NULL, NULL, NULL }
 
 /**
+ * Initialises a delegate of `version` (ODS_REQUEST_DELEGATE_VERSION) with every slot NULL:
+ * the function form of ODS_REQUEST_DELEGATE_INIT, for bindings that cannot use macros.
+ * Returns ODS_OK, or ODS_EINVAL for NULL or an unknown version.
+ */
+ODS_EXTERN int ods_request_delegate_init(ods_request_delegate *delegate, unsigned int version);
+
+/**
  * The one-callback form: called once, last, for every started request that has one.
  * On success `error` is NULL and `response` non-NULL; on failure `error` is non-NULL and
- * `response` is the service's error response or NULL. Both borrowed for the call.
+ * `response` is the service's error response or NULL. Both borrowed for the call
+ * (ods_response_dup keeps the response longer).
  */
 typedef void (*ods_completion_cb)(ods_request *request, const ods_response *response,
                                   const ods_error *error, void *context);
@@ -260,18 +336,22 @@ typedef void (*ods_download_progress_cb)(ods_store *store, const ods_download_pr
 
 /**
  * Options for ods_store_open. Zero means "default" for every field; initialise with
- * ODS_STORE_OPTIONS_INIT. All strings are copied by ods_store_open.
+ * ODS_STORE_OPTIONS_INIT or ods_store_options_init. All strings are copied by ods_store_open.
  */
 typedef struct ods_store_options {
     unsigned int version;           /**< ODS_STORE_OPTIONS_VERSION */
     int kind;                       /**< ods_store_kind; default ODS_STORE_ONLINE. */
-    const char *service_root;       /**< Required: http(s) URL of the service root. May be NULL for an existing
-                                         offline store file (store_path): the file's own is used. */
+    const char *service_root;       /**< Required: http(s)://host[:port]/path/ of the service. No
+                                         query, fragment or user:password@ (ODS_EINVAL). May be NULL
+                                         for an existing offline store file (store_path): the file's
+                                         own is used. */
     int dispatch;                   /**< ods_dispatch_mode; default ODS_DISPATCH_THREAD. */
-    int odata_version;              /**< 2 or 4; 0 = detect from $metadata (default). */
+    int odata_version;              /**< 2 or 4: the version the app expects; the store fails to open
+                                         (ODS_EPROTOCOL) when $metadata says another. 0 = whatever
+                                         $metadata says (default). */
     int auth;                       /**< ods_auth_kind; default ODS_AUTH_NONE. */
-    const char *username;           /**< ODS_AUTH_BASIC */
-    const char *password;           /**< ODS_AUTH_BASIC */
+    const char *username;           /**< ODS_AUTH_BASIC; no ':', CR, LF. */
+    const char *password;           /**< ODS_AUTH_BASIC; no CR, LF. */
     const char *bearer_token;       /**< ODS_AUTH_BEARER */
     const char *const *headers;     /**< NULL-terminated "Name: value" lines sent with every request. */
     const char *ca_bundle;          /**< PEM file of trusted CAs; NULL = the system's. */
@@ -279,10 +359,16 @@ typedef struct ods_store_options {
     long connect_timeout_ms;        /**< Default 10000. */
     long request_timeout_ms;        /**< Whole request, per HTTP exchange; default 60000. */
     int max_connections;            /**< Parallel connections to the service; default 8. */
-    const char *user_agent;         /**< Default "libodatastore/<version>". */
-    int csrf_protection;            /**< 0 = SAP X-CSRF-Token fetch-and-retry (default); 1 = off. */
-    const char *metadata_path;      /**< Local $metadata file to use instead of fetching it; NULL = fetch. */
-    /* --- version 2: offline stores (docs/offline.md) --- */
+    const char *user_agent;         /**< Default "libodatastore/<version>"; no CR, LF. */
+    int csrf_protection;            /**< ods_csrf_mode: ODS_CSRF_AUTO (default) or ODS_CSRF_OFF. */
+    const char *metadata_path;      /**< A local $metadata file to use instead of fetching it; NULL =
+                                         fetch. ods_store_open fails at once (ODS_EIO) when the path
+                                         is missing or not a regular file, (ODS_ELIMIT) when it is
+                                         larger than max_response_bytes; it is read in the background
+                                         and a document that does not parse fails the open
+                                         (ODS_STORE_FAILED) like a fetched one. */
+
+    /* ---- Offline stores (ODS_STORE_OPTIONS_VERSION 2; docs/offline.md) ---- */
     const char *store_path;         /**< ODS_STORE_OFFLINE: the store file; created on the first open. Required. */
     const char *const *defining_requests; /**< ODS_STORE_OFFLINE: NULL-terminated READ paths (relative to
                                           service_root, or full URLs under it) whose results the store
@@ -292,44 +378,93 @@ typedef struct ods_store_options {
     void *download_progress_context;            /**< Passed to download_progress. Not retained. */
     int download_page_size;         /**< ODS_STORE_OFFLINE, V4 services: entities per page asked while
                                          downloading (Prefer: odata.maxpagesize); 0 = 1000, -1 = the service's. */
+
+    /* ---- Limits (ODS_STORE_OPTIONS_VERSION 2). Keep this block last: fields added later
+     *      for other purposes go above it. 0 always means the default. A request that
+     *      reaches a limit fails with ODS_ELIMIT and a message naming the option. ---- */
+    int64_t max_response_bytes;     /**< Largest response body after decompression; also the
+                                         largest metadata_path file and the sum of the pages
+                                         of one ODS_PAGING_FOLLOW request. Default 64 MiB. */
+    int max_compression_ratio;      /**< Largest ratio of decompressed to received bytes, checked
+                                         once a body has decompressed past 1 MiB. Default 100. */
+    int max_error_message_bytes;    /**< Longest text taken from a service's error body into
+                                         ods_error.message and .odata_message. Default 4096. */
+    int max_pages;                  /**< Most pages one ODS_PAGING_FOLLOW request reads. Default 1000. */
+    int max_pending_requests;       /**< Most requests started and not yet ended in the store;
+                                         starting one more fails with ODS_ELIMIT. Default 10000. */
+    int max_retries;                /**< Retries of an exchange that is safe to repeat (a GET whose
+                                         connection broke or that got 502/503/504/429; a PUT or
+                                         DELETE that got 429/503; never POST, PATCH, MERGE), with
+                                         jittered exponential backoff from 200 ms, or after the
+                                         server's Retry-After when it is at most 30 s. Default 2;
+                                         -1 = never retry. */
 } ods_store_options;
 
 #define ODS_STORE_OPTIONS_VERSION 2
 #define ODS_STORE_OPTIONS_INIT { ODS_STORE_OPTIONS_VERSION, 0, NULL, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0, NULL, 0, NULL, \
-                                 NULL, NULL, NULL, NULL, 0 }
+                                 NULL, NULL, NULL, NULL, 0, \
+                                 0, 0, 0, 0, 0, 0 }
 
 /**
- * Creates a store and starts opening it (online: fetching $metadata) in the background.
- * Requests may be started at once; they are held until the store is open.
+ * Initialises options of `version` (ODS_STORE_OPTIONS_VERSION, or an older one) to their
+ * defaults: the function form of ODS_STORE_OPTIONS_INIT, for bindings that cannot use
+ * macros. Only the fields of that version are written. Returns ODS_OK, or ODS_EINVAL for
+ * NULL or a version this library does not know.
+ */
+ODS_EXTERN int ods_store_options_init(ods_store_options *options, unsigned int version);
+
+/**
+ * Creates a store and starts opening it (online: fetching or reading $metadata) in the
+ * background; the call never blocks on the network or on a file. Requests may be started at
+ * once; they are held until the store is open.
  *
- * `state_cb` (may be NULL) reports every state change with `context`, through the
- * store's dispatch mode. On success *out is a new store owned by the caller: release it with
- * ods_store_close. On failure *out is set to NULL and `state_cb` is never called.
+ * `state_cb` (may be NULL) reports every state change with `context`, through the store's
+ * dispatch mode. `context` belongs to the store until ods_store_close (ods_store_set_release
+ * names a function that releases it then).
+ *
+ * On success *out is a new store owned by the caller: release it with ods_store_close.
+ * Returns ODS_OK; ODS_EINVAL (options: a missing or malformed service_root, an unknown enum
+ * value, header lines or credentials with CR/LF, negative limits), ODS_EIO (metadata_path),
+ * ODS_ELIMIT (metadata_path too large), ODS_EUNSUPPORTED (a store kind not in this release).
+ * On failure *out is NULL and `state_cb` is never called.
  */
 ODS_EXTERN int ods_store_open(ods_store **out, const ods_store_options *options,
                               ods_store_state_cb state_cb, void *context);
 
 /**
+ * Sets the function ods_store_close calls, once, with the store's context (the `context` of
+ * ods_store_open), after the store's last callback has returned and its threads have ended;
+ * NULL removes it. For contexts that live as long as the store (the state callback's, the
+ * default delegate's data). Returns ODS_OK or ODS_EINVAL.
+ */
+ODS_EXTERN int ods_store_set_release(ods_store *store, ods_release_cb release);
+
+/**
  * Cancels every request in flight, delivers their terminal callbacks (on the calling thread
- * in queue mode), reports ODS_STORE_CLOSING and ODS_STORE_CLOSED, joins the store's threads
- * and frees the store. Request handles the app still holds stay valid until freed.
- * NULL is a no-op. Returns ODS_ESTATE (and does nothing) when called from a callback of
- * this store.
+ * in queue mode), reports ODS_STORE_CLOSING and ODS_STORE_CLOSED, joins the store's threads,
+ * calls the release function (ods_store_set_release) and frees the store. Linear in the
+ * number of requests pending. Request handles the app still holds stay valid until freed
+ * (ods_request_store gives NULL for them from now on).
+ * NULL is a no-op (ODS_OK). Returns ODS_ESTATE (and does nothing) when called from a
+ * callback of this store, ODS_EINVAL when the store is not open (closed already). Thread
+ * safety: once per store; no other call may use the store handle during or after it (later
+ * calls get ODS_EINVAL).
  */
 ODS_EXTERN int ods_store_close(ods_store *store);
 
 /** The store's current ods_store_state, or ODS_EINVAL for NULL. */
 ODS_EXTERN int ods_store_get_state(const ods_store *store);
 
-/** The context given to ods_store_open. */
+/** The context given to ods_store_open (NULL for a NULL store). */
 ODS_EXTERN void *ods_store_context(const ods_store *store);
 
-/** OData version in use (2 or 4), 0 while not yet known, or ODS_EINVAL. */
+/** OData version in use (2 or 4), 0 while not yet known, or ODS_EINVAL for NULL. */
 ODS_EXTERN int ods_store_odata_version(const ods_store *store);
 
 /**
  * Sets the delegate used by requests that have no delegate of their own. Copied; pass
- * NULL to remove it. Applies to requests started afterwards.
+ * NULL to remove it. Applies to requests started afterwards. Returns ODS_OK or ODS_EINVAL
+ * (NULL store, delegate version 0 or newer than the library).
  */
 ODS_EXTERN int ods_store_set_default_delegate(ods_store *store, const ods_request_delegate *delegate);
 
@@ -343,24 +478,42 @@ ODS_EXTERN int ods_store_fd(const ods_store *store);
 /**
  * Queue mode: delivers waiting callbacks on the calling thread. Waits up to `timeout_ms`
  * for the first one (0 = do not wait, -1 = wait indefinitely), then delivers everything
- * queued at that moment. Returns the number delivered (>= 0) or a negative status
- * (ODS_ESTATE in thread mode, from a callback of this store, or after close).
+ * queued at that moment. Returns the number of EVENTS delivered (>= 0): each store state
+ * change is one event, each request's `started` is one, and each request's end (its
+ * `response`, terminal and completion callbacks together) is one. Returns a negative status:
+ * ODS_ESTATE in thread mode or from a callback of this store, ODS_ECLOSED after close,
+ * ODS_EINVAL for NULL.
  */
 ODS_EXTERN int ods_store_dispatch(ods_store *store, int timeout_ms);
 
 /**
  * Creates and starts a request in one call, delivering its result to `completion` (may be
- * NULL to fire and forget). The store's default delegate, if any, also receives its
- * callbacks. `path` is relative to the service root (or a full URL under it), e.g.
- * "Products?$filter=Price gt 10" or "Products(1)"; `body_json` is the entity for
- * CREATE/UPDATE in the library's JSON shape (see docs/json-shape.md), NULL otherwise.
+ * NULL to fire and forget) with `context`. The store's default delegate, if any, also
+ * receives its callbacks. `path` and `body_json` are as for ods_request_new.
  * On success *out_id (if not NULL) receives the request id, usable with ods_store_cancel.
  * The library owns the request; it is released after the completion returns.
+ * Returns ODS_OK; ODS_EINVAL (mode, path, body), ODS_ECLOSED (store closing), ODS_ELIMIT
+ * (max_pending_requests reached).
  */
 ODS_EXTERN int ods_store_schedule(uint64_t *out_id, ods_store *store, int mode, const char *path,
                                   const char *body_json, ods_completion_cb completion, void *context);
 
-/** Cancels the started request with this id. ODS_ENOTFOUND when it is unknown or done. */
+/**
+ * Runs a request and waits for it: the synchronous form. On ODS_OK *out is the response
+ * (OWNED: release it with ods_response_free). Otherwise the status is the request's error
+ * (as a `failed` callback would get it: ODS_ENOTFOUND for a 404, ODS_EOFFLINE, ...) and
+ * ods_error_last() has its detail (HTTP status, the service's OData error code and
+ * message); ODS_ETIMEOUT when it had not ended after `timeout_ms` (-1 = no limit; the
+ * request is then cancelled). In queue mode the calling thread delivers the store's
+ * callbacks while it waits (those of other requests too). Returns ODS_ESTATE when called
+ * from a callback of this store (it would wait for itself), plus the codes of
+ * ods_store_schedule.
+ */
+ODS_EXTERN int ods_store_execute(ods_response **out, ods_store *store, int mode, const char *path,
+                                 const char *body_json, long timeout_ms);
+
+/** Cancels the started request with this id. ODS_ENOTFOUND when no request with that id is
+ *  in flight (unknown, or already ended), ODS_EINVAL for NULL. */
 ODS_EXTERN int ods_store_cancel(ods_store *store, uint64_t request_id);
 
 /* ---------------------------------------------------------------------------------------
@@ -429,50 +582,82 @@ ODS_EXTERN int ods_store_defining_request(ods_defining_request_info *out, ods_st
 
 /* ---------------------------------------------------------------------------------------
  * Requests
+ *
+ * PATHS. A request's `path` is written as OData documents show it, relative to the service
+ * root ("Products(1)", "Products?$filter=Price gt 10") or as a full URL under it (same
+ * scheme, host, port and root path; ODS_EINVAL otherwise). "" (or "/") is the service
+ * document. The library then
+ *   - percent-encodes what cannot appear in a URL: spaces, '"', '<', '>', '\', '^', '`',
+ *     '{', '|', '}', control characters and non-ASCII text (as UTF-8), and '+' in the query
+ *     (as %2B: many servers read a '+' as a space);
+ *   - keeps every %XX escape as written (a literal '%' must be written %25), and keeps the
+ *     characters that structure a URL: '/' between segments, '?' before the query, '&'
+ *     between query options, '=', '(', ')', ',', ''', '$', ':', '@', ';';
+ *   - refuses (ODS_EINVAL, with ods_error.position) a raw '#' (a fragment is never sent),
+ *     control characters, unbalanced parentheses or quotes in the resource part, and '.'
+ *     or '..' segments (also %2E), which would leave the service root.
+ * So a value that contains '&', '#', '%', '?' or a quote must not be pasted into a path by
+ * hand: ods_url_quote_string makes a string literal and ods_store_key_path a key predicate.
  * ------------------------------------------------------------------------------------- */
 
 /**
- * Creates an unstarted request. `path` and `body_json` as for ods_store_schedule; the body
- * is checked to be JSON here (ODS_EINVAL otherwise). *out is owned by the caller: release it
- * with ods_request_free (a started request runs to its terminal callback even if freed).
+ * Creates an unstarted request. `path` as above; `body_json` is the entity for
+ * CREATE/UPDATE in the library's JSON shape (docs/json-shape.md), the parameters of a
+ * FUNCTION that is an action, NULL otherwise. *out is owned by the caller: release it with
+ * ods_request_free (a started request runs to its terminal callback even if freed).
+ * Returns ODS_OK; ODS_EINVAL (mode, path, body missing, not JSON or not allowed for the
+ * mode), ODS_ECLOSED (the store is closing or closed).
  */
 ODS_EXTERN int ods_request_new(ods_request **out, ods_store *store, int mode, const char *path,
                                const char *body_json);
 
-/** Releases the caller's reference. Does not cancel. NULL is a no-op. Safe inside callbacks. */
+/** Releases the caller's reference from ods_request_new. Does not cancel. NULL is a no-op.
+ *  Safe inside callbacks. A second free, or a request the app does not hold (one from
+ *  ods_store_schedule, seen in a callback), is refused: ods_error_last() gets ODS_EINVAL. */
 ODS_EXTERN void ods_request_free(ods_request *request);
 
-/** Sets the request's delegate (copied; NULL removes it). Before start only. */
+/** Sets the request's delegate (copied; NULL removes it). Returns ODS_OK; ODS_ESTATE after
+ *  start; ODS_EINVAL (NULL request, delegate version 0 or newer than the library). */
 ODS_EXTERN int ods_request_set_delegate(ods_request *request, const ods_request_delegate *delegate);
 
-/** Sets the completion callback (NULL removes it); it receives the request's context. Before start only. */
-ODS_EXTERN int ods_request_set_completion(ods_request *request, ods_completion_cb completion);
+/**
+ * Sets the completion callback (NULL removes it) and the context it and the delegate's
+ * callbacks receive (the request's context: the same slot as ods_request_set_context).
+ * Before start only (ODS_ESTATE).
+ */
+ODS_EXTERN int ods_request_set_completion(ods_request *request, ods_completion_cb completion, void *context);
 
-/** Sets the opaque pointer passed to the request's callbacks. Not retained or freed. Before start only. */
+/** Sets the opaque pointer passed to the request's callbacks. Not retained or freed.
+ *  Returns ODS_OK; ODS_ESTATE after start; ODS_EINVAL for a NULL request. */
 ODS_EXTERN int ods_request_set_context(ods_request *request, void *context);
 
 /** The request's context (NULL when unset or for a NULL request). */
 ODS_EXTERN void *ods_request_context(const ods_request *request);
 
 /**
- * Adds a header to send with this request (replacing one of the same name);
- * value NULL removes it. Before start only. Names and values must not contain CR or LF.
+ * Adds a header to send with this request (replacing one of the same name, compared without
+ * case); value NULL removes it. Returns ODS_OK; ODS_ESTATE after start; ODS_EINVAL for a
+ * name that is not an HTTP token or a value with CR, LF or NUL.
  */
 ODS_EXTERN int ods_request_set_header(ods_request *request, const char *name, const char *value);
 
 /**
  * The ETag for If-Match on UPDATE/DELETE. When unset, the body's "@odata.etag" is used;
- * "*" matches any version. Before start only.
+ * "*" matches any version; NULL unsets it. Returns ODS_OK; ODS_ESTATE after start;
+ * ODS_EINVAL for an ETag with CR, LF or NUL.
  */
 ODS_EXTERN int ods_request_set_etag(ods_request *request, const char *etag);
 
-/** ods_paging; default ODS_PAGING_NONE. Before start only. */
+/** ods_paging; default ODS_PAGING_NONE. Returns ODS_OK; ODS_ESTATE after start; ODS_EINVAL
+ *  for an unknown value. */
 ODS_EXTERN int ods_request_set_paging(ods_request *request, int paging);
 
-/** Per-request time limit in ms for each HTTP exchange (0 = the store's). Before start only. */
+/** Per-request time limit in ms for each HTTP exchange (0 = the store's). Returns ODS_OK;
+ *  ODS_ESTATE after start; ODS_EINVAL when negative. */
 ODS_EXTERN int ods_request_set_timeout(ods_request *request, long timeout_ms);
 
-/** Starts the request. ODS_ESTATE if already started, ODS_ECLOSED if the store is closing. */
+/** Starts the request. ODS_ESTATE if already started, ODS_ECLOSED if the store is closing,
+ *  ODS_ELIMIT when max_pending_requests requests are pending. */
 ODS_EXTERN int ods_request_start(ods_request *request);
 
 /**
@@ -480,6 +665,32 @@ ODS_EXTERN int ods_request_start(ods_request *request);
  * terminal callback (then ODS_ESTATE). ODS_ESTATE if not started.
  */
 ODS_EXTERN int ods_request_cancel(ods_request *request);
+
+/**
+ * Blocks until the started request has ended and its last callback has returned, or
+ * `timeout_ms` has passed (-1 = no limit). Returns ODS_OK when it has ended, whatever its
+ * outcome (ods_request_get_state, ods_request_error and ods_request_response tell it);
+ * ODS_ETIMEOUT when it has not (it goes on); ODS_ESTATE when it was not started, or when
+ * called from a callback of its store (the callback would wait for itself: a deadlock
+ * refused, not entered). In queue mode the calling thread delivers the store's callbacks
+ * while it waits, including other requests' (so no second thread is needed); it may run
+ * alongside other threads that dispatch.
+ */
+ODS_EXTERN int ods_request_wait(ods_request *request, long timeout_ms);
+
+/**
+ * The error of a request that failed or was cancelled (BORROWED: valid until the request is
+ * freed), or NULL when it succeeded or has not ended.
+ */
+ODS_EXTERN const ods_error *ods_request_error(const ods_request *request);
+
+/**
+ * The response of an ended request: its successful response, or the service's error
+ * response when it failed with one. *out is OWNED (ods_response_free). Returns ODS_OK,
+ * ODS_ESTATE when the request has not ended, ODS_ENOTFOUND when it failed without a
+ * response (network error, cancellation).
+ */
+ODS_EXTERN int ods_request_response(ods_response **out, const ods_request *request);
 
 /** The request's id, unique within its store and never 0 (0 for NULL). */
 ODS_EXTERN uint64_t ods_request_id(const ods_request *request);
@@ -493,12 +704,26 @@ ODS_EXTERN int ods_request_mode(const ods_request *request);
 /** The request's path as given (BORROWED: valid until the request is freed). */
 ODS_EXTERN const char *ods_request_path(const ods_request *request);
 
-/** The store the request belongs to (BORROWED). */
+/** The store the request belongs to (BORROWED: valid until ods_store_close); NULL once
+ *  the store is closed, or for a NULL request. */
 ODS_EXTERN ods_store *ods_request_store(const ods_request *request);
 
 /* ---------------------------------------------------------------------------------------
- * Responses (borrowed inside a callback; valid until it returns)
+ * Responses
+ *
+ * A response handed to a callback is BORROWED until the callback returns; ods_response_dup
+ * keeps it (and everything borrowed from it: strings, entities, values) until
+ * ods_response_free. Responses from ods_store_execute and ods_request_response are OWNED.
+ * Every accessor may be called from any thread while the response is alive.
  * ------------------------------------------------------------------------------------- */
+
+/** A new reference to `response` (*out is the same pointer, OWNED: ods_response_free).
+ *  Returns ODS_OK or ODS_EINVAL. */
+ODS_EXTERN int ods_response_dup(ods_response **out, const ods_response *response);
+
+/** Releases a reference from ods_response_dup, ods_store_execute or ods_request_response.
+ *  NULL is a no-op. Never call it on a response a callback only borrowed. */
+ODS_EXTERN void ods_response_free(ods_response *response);
 
 /** HTTP status (200, 201, 204, 4xx, 5xx...), or ODS_EINVAL for NULL. */
 ODS_EXTERN int ods_response_status(const ods_response *response);
@@ -522,7 +747,7 @@ ODS_EXTERN const char *ods_response_header(const ods_response *response, const c
 /** Number of response headers. */
 ODS_EXTERN size_t ods_response_header_count(const ods_response *response);
 
-/** The header at `index`: *out_name and *out_value BORROWED. ODS_EINVAL when out of range. */
+/** The header at `index`: *out_name and *out_value BORROWED. ODS_ENOTFOUND when out of range. */
 ODS_EXTERN int ods_response_header_at(const char **out_name, const char **out_value,
                                       const ods_response *response, size_t index);
 
@@ -545,11 +770,30 @@ ODS_EXTERN size_t ods_response_entity_count(const ods_response *response);
 /** The entity at `index` (BORROWED, valid as the response), or NULL when out of range. */
 ODS_EXTERN const ods_entity *ods_response_entity(const ods_response *response, size_t index);
 
+/** The whole payload as a value (the object ods_response_json shows; BORROWED), or NULL
+ *  when the response has no JSON (204, media). */
+ODS_EXTERN const ods_value *ods_response_value(const ods_response *response);
+
 /* ---------------------------------------------------------------------------------------
- * Entities: typed access for C callers without a JSON parser (borrowed from a response)
+ * Entities and values: typed access for C callers without a JSON parser
+ *
+ * Entities and values are BORROWED from their response: valid while it is. The same value
+ * always gives the same pointer. An ods_entity is an object value: ods_entity_value and
+ * ods_value_entity convert between the two handle types (no copy).
+ *
+ * TYPED GETTERS (ods_entity_get_*, ods_value_get_*) follow one rule: *out is cleared first;
+ * ODS_OK fills it; ODS_ENOTFOUND when the property is absent (entity getters only);
+ * ODS_ENULL when the value is JSON null; ODS_ETYPE when it cannot be read as that type;
+ * ODS_EINVAL for NULL arguments.
+ *   - get_string: strings as they are, numbers as spelled, booleans as "true"/"false",
+ *     objects and arrays as their JSON (BORROWED). Never ODS_ETYPE.
+ *   - get_int64: a JSON integer, or a string holding one (Int64 and Decimal arrive as
+ *     strings); ODS_ETYPE for fractions, other text, or beyond the int64 range.
+ *   - get_double: a number, a decimal string, or "INF", "-INF", "NaN".
+ *   - get_bool: true/false only (*out 1 or 0).
  * ------------------------------------------------------------------------------------- */
 
-/** Kinds of JSON values, as ods_entity_value_type reports them. */
+/** Kinds of JSON values, as ods_entity_value_type and ods_value_get_type report them. */
 typedef enum ods_value_type {
     ODS_VALUE_ABSENT = 0,
     ODS_VALUE_NULL = 1,
@@ -569,26 +813,87 @@ ODS_EXTERN const char *ods_entity_etag(const ods_entity *entity);
 /** The ods_value_type of a property (ODS_VALUE_ABSENT when missing or entity is NULL). */
 ODS_EXTERN int ods_entity_value_type(const ods_entity *entity, const char *property);
 
-/**
- * A property as text: strings as they are, numbers in their JSON spelling, booleans as
- * "true"/"false", objects and arrays as JSON. *out BORROWED. ODS_ENOTFOUND when absent;
- * *out is NULL for a JSON null.
- */
+/** A property's value, for nested data: a complex value, an expanded entity (to-one) or
+ *  entity collection (to-many), a collection of values. *out BORROWED. ODS_OK (also for
+ *  null: ods_value_get_type says ODS_VALUE_NULL), ODS_ENOTFOUND when absent, ODS_EINVAL. */
+ODS_EXTERN int ods_entity_get_value(const ods_value **out, const ods_entity *entity, const char *property);
+
+/** A property as text (see TYPED GETTERS). *out BORROWED. */
 ODS_EXTERN int ods_entity_get_string(const char **out, const ods_entity *entity, const char *property);
 
-/** A property as a 64-bit integer (from a JSON number or an Int64 string). ODS_EINVAL when
- *  it is not an integer in range, ODS_ENOTFOUND when absent or null. */
+/** A property as a 64-bit integer (see TYPED GETTERS). */
 ODS_EXTERN int ods_entity_get_int64(int64_t *out, const ods_entity *entity, const char *property);
 
-/** A property as a double (numbers, "INF"/"-INF"/"NaN", decimal strings). */
+/** A property as a double (see TYPED GETTERS). */
 ODS_EXTERN int ods_entity_get_double(double *out, const ods_entity *entity, const char *property);
 
-/** A boolean property: *out 1 or 0. ODS_EINVAL when not a boolean. */
+/** A boolean property: *out 1 or 0 (see TYPED GETTERS). */
 ODS_EXTERN int ods_entity_get_bool(int *out, const ods_entity *entity, const char *property);
+
+/** The entity as a value (the same object; NULL for NULL). */
+ODS_EXTERN const ods_value *ods_entity_value(const ods_entity *entity);
+
+/** The ods_value_type of a value (ODS_VALUE_ABSENT for NULL). */
+ODS_EXTERN int ods_value_get_type(const ods_value *value);
+
+/** The value's JSON text (BORROWED), NULL for NULL. */
+ODS_EXTERN const char *ods_value_json(const ods_value *value);
+
+/** Elements of an array, members of an object (annotations included), 0 for anything else. */
+ODS_EXTERN size_t ods_value_count(const ods_value *value);
+
+/** Element `index` of an array (BORROWED), or NULL when out of range or not an array. */
+ODS_EXTERN const ods_value *ods_value_at(const ods_value *array, size_t index);
+
+/** The member named `name` of an object (BORROWED; names are case-sensitive), or NULL when
+ *  absent or not an object. */
+ODS_EXTERN const ods_value *ods_value_member(const ods_value *object, const char *name);
+
+/** Member `index` of an object, in document order: *out_name and *out_value BORROWED (either
+ *  out may be NULL). ODS_OK, ODS_ENOTFOUND when out of range, ODS_ETYPE when not an object. */
+ODS_EXTERN int ods_value_member_at(const char **out_name, const ods_value **out_value,
+                                   const ods_value *object, size_t index);
+
+/** An object value as an entity (the same object), so the entity getters apply; NULL when
+ *  it is not an object. */
+ODS_EXTERN const ods_entity *ods_value_entity(const ods_value *object);
+
+/** The value as text (see TYPED GETTERS). *out BORROWED. */
+ODS_EXTERN int ods_value_get_string(const char **out, const ods_value *value);
+
+/** The value as a 64-bit integer (see TYPED GETTERS). */
+ODS_EXTERN int ods_value_get_int64(int64_t *out, const ods_value *value);
+
+/** The value as a double (see TYPED GETTERS). */
+ODS_EXTERN int ods_value_get_double(double *out, const ods_value *value);
+
+/** A boolean value: *out 1 or 0 (see TYPED GETTERS). */
+ODS_EXTERN int ods_value_get_bool(int *out, const ods_value *value);
 
 /* ---------------------------------------------------------------------------------------
  * Protocol tools
  * ------------------------------------------------------------------------------------- */
+
+/**
+ * A string literal for a request path, the same in V2 and V4: `value` in single quotes with
+ * quotes doubled and URL-significant characters percent-encoded ('%', '&', '#', '?', '/',
+ * '+', space, '"', non-ASCII), so "A&B 'x'" becomes 'A%26B%20''x'''. Use it in $filter
+ * ("Customers?$filter=Name eq " + literal) and in key predicates of String keys.
+ * *out OWNED (ods_free). Returns ODS_OK or ODS_EINVAL (NULL, not UTF-8).
+ */
+ODS_EXTERN int ods_url_quote_string(char **out, const char *value);
+
+/**
+ * The path of an entity by its key, typed by the store's $metadata and spelled for its
+ * version: "Products(3)", "OrderLines(OrderID=1000,LineNo=1)", "Customers('O''NEIL')",
+ * V2 "Items(12L)" / "Items(guid'...')", V4 "Items(12)" / "Items(5f0c...)".
+ * `key_json` is the key in the library's JSON shape: the value itself for a single key
+ * ("3", "\"O'NEIL\"") or an object of the key properties ({"OrderID":1000,"LineNo":1}).
+ * *out OWNED (ods_free). Returns ODS_OK; ODS_ESTATE while the store has no $metadata;
+ * ODS_ENOTFOUND for an unknown entity set; ODS_EINVAL when key_json is not JSON or does not
+ * match the key (names, count, types, ranges).
+ */
+ODS_EXTERN int ods_store_key_path(char **out, ods_store *store, const char *entity_set, const char *key_json);
 
 /**
  * Parses a request URL (absolute, or relative to the service root) and, when `metadata` is
@@ -596,8 +901,8 @@ ODS_EXTERN int ods_entity_get_bool(int *out, const ods_entity *entity, const cha
  * entity sets, keys, properties, navigation, function parameters, $filter/$orderby/$select/
  * $expand. On success *out receives OWNED JSON describing the parsed request (the canonical
  * URL and the syntax tree, docs/cli.md; release with ods_free). A URL that does not parse or
- * check fails with ODS_ESYNTAX and ods_error_last()->position set to the 0-based character
- * offset of the problem; an unreadable $metadata document with ODS_EINVAL.
+ * check fails with ODS_ESYNTAX and ods_error_last()->position set to the 0-based byte
+ * offset of the problem in `url`; an unreadable $metadata document with ODS_EINVAL.
  * `odata_version` is 2, 4, or 0 (the document's version; without a document both dialects);
  * `service_root` may be NULL.
  */
@@ -606,7 +911,8 @@ ODS_EXTERN int ods_url_check(char **out, const char *url, const char *metadata, 
 
 /**
  * Like ods_url_check, against the $metadata of an open store (its service root and version).
- * ODS_ESTATE while the store has no $metadata yet (still opening, or failed).
+ * Returns ODS_OK, ODS_ESYNTAX (with the byte position), ODS_ESTATE while the store has no
+ * $metadata yet (still opening, or failed), ODS_EINVAL.
  */
 ODS_EXTERN int ods_store_check_url(char **out, ods_store *store, const char *url);
 

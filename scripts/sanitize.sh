@@ -1,41 +1,99 @@
 #!/usr/bin/env bash
-# ThreadSanitizer run of the C tests that exercise threads: the library built with
-# `-sanitize=thread` (debug, its own scratch path .build-tsan), each test compiled with the
-# Swift toolchain's clang -fsanitize=thread against it, run against the real test servers.
-# Fails when a test fails or TSan reports anything.
+# Sanitizer runs of the C tests (and the Python tests under ASan): the library built with
+# `-sanitize=<kind>` (debug, its own scratch path .build-<kind>), each C test compiled with the
+# Swift toolchain's clang -fsanitize=<kind> against it, run against the real test servers.
+# Fails when a test fails or the sanitizer reports anything.
 #
-#   bash scripts/sanitize.sh [test_name ...]     (default: requests dispatch_queue faults concurrency)
+#   bash scripts/sanitize.sh [thread|address|undefined] [test_name ...]
+#       thread (default): requests dispatch_queue faults concurrency wait
+#       address:          every C test that talks to a server, then pytest Tests/python with
+#                         the ASan runtime preloaded (leak checks off for the interpreter)
+#       undefined:        every C test that talks to a server (UBSan on the C side; the library is
+#                         a debug build, whose Swift code checks overflow and bounds itself)
+#   bash scripts/sanitize.sh all        the three, one after the other
 #
+# scripts/test.sh runs the thread kind; the others take a few minutes each (a build of the
+# library per kind) and are run by hand or by `bash scripts/soak.sh`.
 # Needs what scripts/test.sh sets up (.venv with the test servers' requirements).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
+kind=${1:-thread}
+if [ "$kind" = all ]; then
+    shift || true
+    status=0
+    for k in thread address undefined; do bash "$0" "$k" "$@" || status=1; done
+    exit $status
+fi
+case $kind in
+    thread | address | undefined) shift || true ;;
+    *) kind=thread ;;  # old form: test names only
+esac
 tests=("$@")
-[ ${#tests[@]} -gt 0 ] || tests=(requests dispatch_queue faults concurrency)
+all_c=(requests dispatch_queue faults concurrency wait hardening retries values paths conventions entities
+       errors online_v4 online_v2 store url_check)
+if [ ${#tests[@]} -eq 0 ]; then
+    case $kind in
+        thread) tests=(requests dispatch_queue faults concurrency wait) ;;
+        *) tests=("${all_c[@]}") ;;
+    esac
+fi
 swift_bin=$(dirname "$(command -v swift)")
 clang="$swift_bin/clang"
 runtime="$swift_bin/../lib/swift/linux"
-out=build-tsan
+scratch=.build-$( [ "$kind" = thread ] && echo tsan || echo "$kind" )
+# UBSan needs no instrumented library: the plain debug build of `swift build` (scripts/test.sh
+# has just made it) is the one to test.
+[ "$kind" = undefined ] && scratch=.build
+out=build-$( [ "$kind" = thread ] && echo tsan || echo "$kind" )
 mkdir -p "$out"
 
-swift build -c debug -Xswiftc -sanitize=thread --product odatastore --scratch-path .build-tsan
-ln -sf "$PWD/.build-tsan/debug/libodatastore.so" "$out/libodatastore.so.0"
+# Swift has no -sanitize=undefined: for that kind the library is a plain debug build, whose
+# Swift code traps on overflow and out-of-bounds access by itself (Swift's own UB checks), and
+# UBSan instruments the C side (the tests and their support code calling the API).
+swift_flags=()
+[ "$kind" = undefined ] || swift_flags=(-Xswiftc -sanitize="$kind")
+swift build -c debug "${swift_flags[@]}" --product odatastore --scratch-path "$scratch"
+ln -sf "$PWD/$scratch/debug/libodatastore.so" "$out/libodatastore.so.0"
 
 export ODS_TEST_ROOT="$PWD" ODS_TEST_PYTHON="$PWD/.venv/bin/python"
 export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
+export ASAN_OPTIONS="halt_on_error=1 detect_leaks=1 detect_stack_use_after_return=0"
+export UBSAN_OPTIONS="halt_on_error=1 print_stacktrace=1"
+case $kind in
+    thread) marker="WARNING: ThreadSanitizer" ;;
+    address) marker="ERROR: AddressSanitizer\|ERROR: LeakSanitizer" ;;
+    undefined) marker="runtime error:" ;;
+esac
 status=0
 for t in "${tests[@]}"; do
-    "$clang" -fsanitize=thread -g -std=c99 -D_POSIX_C_SOURCE=200809L -Iinclude -ITests/c \
+    "$clang" -fsanitize="$kind" -g -std=c99 -D_POSIX_C_SOURCE=200809L -Iinclude -ITests/c \
         "-DODS_TEST_ROOT_DEFAULT=\"$PWD\"" "-DODS_TEST_PYTHON_DEFAULT=\"$PWD/.venv/bin/python\"" \
         "Tests/c/test_$t.c" Tests/c/support/*.c \
-        -L.build-tsan/debug -lodatastore -L"$runtime" -ldispatch -lBlocksRuntime -lpthread \
+        -L"$scratch/debug" -lodatastore -L"$runtime" -ldispatch -lBlocksRuntime -lpthread \
         -Wl,-rpath,"$PWD/$out" -Wl,-rpath,"$runtime" -o "$out/test_$t"
-    if "$out/test_$t" > "$out/test_$t.log" 2>&1 && ! grep -q "WARNING: ThreadSanitizer" "$out/test_$t.log"; then
-        echo "tsan: test_$t clean"
+    if "$out/test_$t" > "$out/test_$t.log" 2>&1 && ! grep -q "$marker" "$out/test_$t.log"; then
+        echo "$kind: test_$t clean"
     else
-        echo "tsan: test_$t FAILED (see $out/test_$t.log)"
+        echo "$kind: test_$t FAILED (see $out/test_$t.log)"
         tail -40 "$out/test_$t.log"
         status=1
     fi
 done
+
+if [ "$kind" = address ] && [ -d Tests/python ]; then
+    # The interpreter is not instrumented: preload the ASan runtime the library needs, and
+    # leave leak checking off (CPython keeps objects alive until exit by design).
+    asan_rt=$("$clang" -print-file-name=libclang_rt.asan-x86_64.so)
+    if LD_PRELOAD="$asan_rt" ASAN_OPTIONS="halt_on_error=1 detect_leaks=0" \
+        ODATASTORE_LIBRARY="$PWD/$scratch/debug/libodatastore.so" \
+        .venv/bin/python -m pytest Tests/python -q -p no:cacheprovider > "$out/pytest.log" 2>&1 &&
+        ! grep -q "ERROR: AddressSanitizer" "$out/pytest.log"; then
+        echo "address: pytest clean"
+    else
+        echo "address: pytest FAILED (see $out/pytest.log)"
+        tail -40 "$out/pytest.log"
+        status=1
+    fi
+fi
 exit $status

@@ -6,7 +6,8 @@
 #   2. creates or refreshes .venv (test servers' requirements + pytest),
 #   3. swift build --build-tests && swift test             (debug, the Swift unit tests)
 #   4. cmake configure + build (release .so, static Swift stdlib) in build/,
-#      then ctest: C tests, header compile tests, export check, consumer (install) test
+#      then ctest: C tests, header compile tests, export check, consumer (install) test,
+#      then the C tests under TSan, ASan (with pytest) and UBSan, and 10 s of fuzzing per target
 #   5. pytest Tests/python with ODATASTORE_LIBRARY=<the built .so>   (when Tests/python exists)
 # Every step runs even when an earlier one failed (a step whose input failed is skipped); a
 # summary closes the output and the exit status is non-zero when any step failed.
@@ -105,12 +106,17 @@ else
     cmake_ok=0
 fi
 
-# --- 4b: ThreadSanitizer over the threaded C tests --------------------------------------------
+# --- 4b: sanitizers and a short fuzz run (docs/reliability.md) --------------------------------
 if [ "$cmake_ok" = 1 ]; then
-    run_step "tsan (C tests)" bash scripts/sanitize.sh
+    run_step "tsan (C tests)" bash scripts/sanitize.sh thread
+    run_step "asan (C tests, pytest)" bash scripts/sanitize.sh address
+    run_step "ubsan (C tests)" bash scripts/sanitize.sh undefined
 else
     skip_step "tsan (C tests)" "cmake build failed"
+    skip_step "asan (C tests, pytest)" "cmake build failed"
+    skip_step "ubsan (C tests)" "cmake build failed"
 fi
+run_step "fuzz (10 s per target)" env ODS_FUZZ_CONFIGURATION=debug bash scripts/fuzz.sh 10
 
 # --- 5: Python tests -------------------------------------------------------------------------
 run_pytest() {

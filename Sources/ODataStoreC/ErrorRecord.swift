@@ -80,9 +80,14 @@ func status(_ body: () throws(ODataStoreError) -> Void) -> Int32 {
     }
 }
 
-/// The error for a NULL handle argument.
+/// The error for a NULL argument (for handles also: one that is closed, freed or not a handle).
 func nullArgument(_ name: StaticString) -> ODataStoreError {
-    ODataStoreError(.invalidArgument, "\(name) must not be NULL")
+    switch "\(name)" {
+    case "store", "request":
+        ODataStoreError(.invalidArgument, "\(name) is NULL or not a live handle (closed or freed already?)")
+    default:
+        ODataStoreError(.invalidArgument, "\(name) must not be NULL")
+    }
 }
 
 /// A string literal's static, NUL-terminated storage as a C string (never freed).

@@ -1,8 +1,8 @@
 import CODataStoreABI
 import ODataStore
 
-@_cdecl("ods_strerror")
-public func ods_strerror(_ code: Int32) -> UnsafePointer<CChar> {
+@c @implementation
+public func ods_strerror(_ code: Int32) -> UnsafePointer<CChar>? {
     let text: StaticString
     if code == 0 {
         text = "ok"
@@ -14,12 +14,12 @@ public func ods_strerror(_ code: Int32) -> UnsafePointer<CChar> {
     return staticCString(text)
 }
 
-@_cdecl("ods_error_last")
-public func ods_error_last() -> UnsafePointer<ods_error> {
+@c @implementation
+public func ods_error_last() -> UnsafePointer<ods_error>? {
     UnsafePointer(LastError.current.record)
 }
 
-@_cdecl("ods_error_clear")
+@c @implementation
 public func ods_error_clear() {
     LastError.clear()
 }

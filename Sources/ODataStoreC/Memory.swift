@@ -1,7 +1,8 @@
+import CODataStoreABI
 import ODataStore
 import Glibc
 
-@_cdecl("ods_free")
+@c @implementation
 public func ods_free(_ pointer: UnsafeMutableRawPointer?) {
     free(pointer)
 }

@@ -2,26 +2,7 @@ import CODataStoreABI
 import Glibc
 import ODataStore
 
-/// What the C layer keeps with a store (`Store.context`): the app's `void *` and the C
-/// copies of strings handed out as BORROWED until `ods_store_close` (defining request paths).
-final class CStoreContext: @unchecked Sendable {
-    let context: CContext
-    private let strings = Locked<[String: CPath]>([:])
-
-    init(_ context: CContext) { self.context = context }
-
-    /// A NUL-terminated copy of `s` that lives as long as the store (the same text gives the same pointer).
-    func intern(_ s: String) -> UnsafePointer<CChar>? {
-        strings.withLock { d in
-            if let p = d[s] { return p.pointer.map { UnsafePointer($0) } }
-            let p = CPath(s)
-            d[s] = p
-            return p.pointer.map { UnsafePointer($0) }
-        }
-    }
-}
-
-@_cdecl("ods_store_cancel_download")
+@c @implementation
 public func ods_store_cancel_download(_ handle: OpaquePointer?) -> Int32 {
     status { () throws(ODataStoreError) in
         guard let store = Handle.store(handle) else { throw nullArgument("store") }
@@ -36,7 +17,7 @@ private func checkVersion(_ version: UInt32, _ current: Int32, _ name: StaticStr
     }
 }
 
-@_cdecl("ods_store_offline_info")
+@c @implementation
 public func ods_store_offline_info(_ out: UnsafeMutablePointer<ods_offline_info>?, _ handle: OpaquePointer?) -> Int32 {
     status { () throws(ODataStoreError) in
         guard let out else { throw nullArgument("out") }
@@ -49,7 +30,7 @@ public func ods_store_offline_info(_ out: UnsafeMutablePointer<ods_offline_info>
     }
 }
 
-@_cdecl("ods_store_defining_request")
+@c @implementation
 public func ods_store_defining_request(_ out: UnsafeMutablePointer<ods_defining_request_info>?, _ handle: OpaquePointer?,
                                        _ index: Int) -> Int32 {
     status { () throws(ODataStoreError) in
@@ -72,7 +53,7 @@ public func ods_store_defining_request(_ out: UnsafeMutablePointer<ods_defining_
     }
 }
 
-@_cdecl("ods_response_is_local")
+@c @implementation
 public func ods_response_is_local(_ handle: OpaquePointer?) -> Int32 {
     guard let view = ResponseView.from(handle) else { return LastError.set(nullArgument("response")) }
     return view.response.isLocal ? 1 : 0

@@ -1,7 +1,7 @@
 import CODataStoreABI
 import ODataStore
 
-@_cdecl("ods_request_new")
+@c @implementation
 public func ods_request_new(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ handle: OpaquePointer?,
                             _ mode: Int32, _ path: UnsafePointer<CChar>?,
                             _ body: UnsafePointer<CChar>?) -> Int32 {
@@ -14,18 +14,24 @@ public func ods_request_new(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ hand
         }
         let request = try store.makeRequest(swiftMode, path: try CString.required(path, "path"),
                                             body: try CString.read(body, "body_json"))
-        request.attachC(context: nil)
+        request.attachC(context: nil, appOwned: true)
         out.pointee = OpaquePointer(Unmanaged.passRetained(request).toOpaque())
     }
 }
 
-@_cdecl("ods_request_free")
+@c @implementation
 public func ods_request_free(_ handle: OpaquePointer?) {
     guard let handle else { return }
+    // Only the reference ods_request_new gave, once: a second free (or a request the library
+    // owns, from ods_store_schedule) is reported, never an over-release.
+    guard HandleRegistry.releaseAppReference(handle) else {
+        LastError.set(ODataStoreError(.invalidArgument, "ods_request_free: not a request the app holds (freed already?)"))
+        return
+    }
     Unmanaged<Request>.fromOpaque(UnsafeRawPointer(handle)).release()
 }
 
-@_cdecl("ods_request_set_delegate")
+@c @implementation
 public func ods_request_set_delegate(_ handle: OpaquePointer?, _ delegate: UnsafePointer<ods_request_delegate>?) -> Int32 {
     status { () throws(ODataStoreError) in
         guard let request = Handle.request(handle) else { throw nullArgument("request") }
@@ -33,15 +39,20 @@ public func ods_request_set_delegate(_ handle: OpaquePointer?, _ delegate: Unsaf
     }
 }
 
-@_cdecl("ods_request_set_completion")
-public func ods_request_set_completion(_ handle: OpaquePointer?, _ completion: ods_completion_cb?) -> Int32 {
+@c @implementation
+public func ods_request_set_completion(_ handle: OpaquePointer?, _ completion: ods_completion_cb?,
+                                       _ context: UnsafeMutableRawPointer?) -> Int32 {
     status { () throws(ODataStoreError) in
         guard let request = Handle.request(handle) else { throw nullArgument("request") }
         try request.setCompletion(completion.map(completionBridge))
+        // The context goes with the callback (it is the request's context, as set_context sets it).
+        var c = request.cContext
+        c.context = CContext(pointer: context)
+        request.cContext = c
     }
 }
 
-@_cdecl("ods_request_set_context")
+@c @implementation
 public func ods_request_set_context(_ handle: OpaquePointer?, _ context: UnsafeMutableRawPointer?) -> Int32 {
     status { () throws(ODataStoreError) in
         guard let request = Handle.request(handle) else { throw nullArgument("request") }
@@ -54,12 +65,12 @@ public func ods_request_set_context(_ handle: OpaquePointer?, _ context: UnsafeM
     }
 }
 
-@_cdecl("ods_request_context")
+@c @implementation
 public func ods_request_context(_ handle: OpaquePointer?) -> UnsafeMutableRawPointer? {
     Handle.request(handle)?.cContext.context.pointer
 }
 
-@_cdecl("ods_request_set_header")
+@c @implementation
 public func ods_request_set_header(_ handle: OpaquePointer?, _ name: UnsafePointer<CChar>?,
                                    _ value: UnsafePointer<CChar>?) -> Int32 {
     status { () throws(ODataStoreError) in
@@ -68,7 +79,7 @@ public func ods_request_set_header(_ handle: OpaquePointer?, _ name: UnsafePoint
     }
 }
 
-@_cdecl("ods_request_set_etag")
+@c @implementation
 public func ods_request_set_etag(_ handle: OpaquePointer?, _ etag: UnsafePointer<CChar>?) -> Int32 {
     status { () throws(ODataStoreError) in
         guard let request = Handle.request(handle) else { throw nullArgument("request") }
@@ -76,7 +87,7 @@ public func ods_request_set_etag(_ handle: OpaquePointer?, _ etag: UnsafePointer
     }
 }
 
-@_cdecl("ods_request_set_paging")
+@c @implementation
 public func ods_request_set_paging(_ handle: OpaquePointer?, _ paging: Int32) -> Int32 {
     status { () throws(ODataStoreError) in
         guard let request = Handle.request(handle) else { throw nullArgument("request") }
@@ -87,7 +98,7 @@ public func ods_request_set_paging(_ handle: OpaquePointer?, _ paging: Int32) ->
     }
 }
 
-@_cdecl("ods_request_set_timeout")
+@c @implementation
 public func ods_request_set_timeout(_ handle: OpaquePointer?, _ timeoutMilliseconds: Int) -> Int32 {
     status { () throws(ODataStoreError) in
         guard let request = Handle.request(handle) else { throw nullArgument("request") }
@@ -95,7 +106,7 @@ public func ods_request_set_timeout(_ handle: OpaquePointer?, _ timeoutMilliseco
     }
 }
 
-@_cdecl("ods_request_start")
+@c @implementation
 public func ods_request_start(_ handle: OpaquePointer?) -> Int32 {
     status { () throws(ODataStoreError) in
         guard let request = Handle.request(handle) else { throw nullArgument("request") }
@@ -103,7 +114,7 @@ public func ods_request_start(_ handle: OpaquePointer?) -> Int32 {
     }
 }
 
-@_cdecl("ods_request_cancel")
+@c @implementation
 public func ods_request_cancel(_ handle: OpaquePointer?) -> Int32 {
     status { () throws(ODataStoreError) in
         guard let request = Handle.request(handle) else { throw nullArgument("request") }
@@ -111,31 +122,71 @@ public func ods_request_cancel(_ handle: OpaquePointer?) -> Int32 {
     }
 }
 
-@_cdecl("ods_request_id")
+@c @implementation
 public func ods_request_id(_ handle: OpaquePointer?) -> UInt64 {
     Handle.request(handle)?.id ?? 0
 }
 
-@_cdecl("ods_request_get_state")
+@c @implementation
 public func ods_request_get_state(_ handle: OpaquePointer?) -> Int32 {
     guard let request = Handle.request(handle) else { return LastError.set(nullArgument("request")) }
     return request.state.rawValue
 }
 
-@_cdecl("ods_request_mode")
+@c @implementation
 public func ods_request_mode(_ handle: OpaquePointer?) -> Int32 {
     guard let request = Handle.request(handle) else { return LastError.set(nullArgument("request")) }
     return request.mode.rawValue
 }
 
-@_cdecl("ods_request_path")
+@c @implementation
 public func ods_request_path(_ handle: OpaquePointer?) -> UnsafePointer<CChar>? {
     guard let request = Handle.request(handle) else { return nil }
     return request.cPath
 }
 
-@_cdecl("ods_request_store")
+@c @implementation
 public func ods_request_store(_ handle: OpaquePointer?) -> OpaquePointer? {
-    guard let request = Handle.request(handle) else { return nil }
+    // After ods_store_close the store handle is no longer the app's to use: NULL, not a
+    // pointer that looks valid.
+    guard let request = Handle.request(handle), request.store.state != .closed else { return nil }
     return Handle.pointer(request.store)
+}
+
+@c @implementation
+public func ods_request_wait(_ handle: OpaquePointer?, _ timeoutMilliseconds: Int) -> Int32 {
+    status { () throws(ODataStoreError) in
+        guard let request = Handle.request(handle) else { throw nullArgument("request") }
+        guard try request.wait(timeoutMilliseconds: timeoutMilliseconds < 0 ? -1 : timeoutMilliseconds) else {
+            throw ODataStoreError(.timeout, "request \(request.id) has not ended after \(timeoutMilliseconds) ms")
+        }
+    }
+}
+
+@c @implementation
+public func ods_request_response(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ handle: OpaquePointer?) -> Int32 {
+    out?.pointee = nil
+    return status { () throws(ODataStoreError) in
+        guard let out else { throw nullArgument("out") }
+        guard let request = Handle.request(handle) else { throw nullArgument("request") }
+        guard let outcome = request.outcome else {
+            throw ODataStoreError(.invalidState, "request \(request.id) has not ended (wait for it first)")
+        }
+        let response: Response
+        switch outcome {
+        case .success(let r): response = r
+        case .failure(let f):
+            guard let r = f.response else {
+                throw ODataStoreError(.notFound, "request \(request.id) failed without a response from the service")
+            }
+            response = r
+        }
+        out.pointee = ResponseView(response).retainedPointer
+    }
+}
+
+@c @implementation
+public func ods_request_error(_ handle: OpaquePointer?) -> UnsafePointer<ods_error>? {
+    guard let request = Handle.request(handle), case .failure(let f)? = request.outcome else { return nil }
+    return UnsafePointer(request.cContext.extras.errorRecord { ErrorRecord(f.error) }.record)
 }

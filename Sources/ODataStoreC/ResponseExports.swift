@@ -2,38 +2,38 @@ import CODataStoreABI
 import Glibc
 import ODataStore
 
-@_cdecl("ods_response_status")
+@c @implementation
 public func ods_response_status(_ handle: OpaquePointer?) -> Int32 {
     guard let view = ResponseView.from(handle) else { return LastError.set(nullArgument("response")) }
     return Int32(clamping: view.response.status)
 }
 
-@_cdecl("ods_response_json")
+@c @implementation
 public func ods_response_json(_ handle: OpaquePointer?, _ outLength: UnsafeMutablePointer<Int>?) -> UnsafePointer<CChar>? {
     guard let view = ResponseView.from(handle) else { outLength?.pointee = 0; return nil }
     outLength?.pointee = view.response.json.utf8.count
     return view.json
 }
 
-@_cdecl("ods_response_body")
+@c @implementation
 public func ods_response_body(_ handle: OpaquePointer?, _ outLength: UnsafeMutablePointer<Int>?) -> UnsafePointer<CChar>? {
     guard let view = ResponseView.from(handle) else { outLength?.pointee = 0; return nil }
     outLength?.pointee = view.response.body.count
     return view.body
 }
 
-@_cdecl("ods_response_header")
+@c @implementation
 public func ods_response_header(_ handle: OpaquePointer?, _ name: UnsafePointer<CChar>?) -> UnsafePointer<CChar>? {
     guard let view = ResponseView.from(handle), let name, let n = String(validatingCString: name) else { return nil }
     return view.header(named: n)
 }
 
-@_cdecl("ods_response_header_count")
+@c @implementation
 public func ods_response_header_count(_ handle: OpaquePointer?) -> Int {
     ResponseView.from(handle)?.response.headerFields.count ?? 0
 }
 
-@_cdecl("ods_response_header_at")
+@c @implementation
 public func ods_response_header_at(_ outName: UnsafeMutablePointer<UnsafePointer<CChar>?>?,
                                    _ outValue: UnsafeMutablePointer<UnsafePointer<CChar>?>?,
                                    _ handle: OpaquePointer?, _ index: Int) -> Int32 {
@@ -42,34 +42,50 @@ public func ods_response_header_at(_ outName: UnsafeMutablePointer<UnsafePointer
     return status { () throws(ODataStoreError) in
         guard let view = ResponseView.from(handle) else { throw nullArgument("response") }
         guard let header = view.header(at: index) else {
-            throw ODataStoreError(.invalidArgument, "header index \(index) is out of range (\(view.response.headerFields.count) headers)")
+            throw ODataStoreError(.notFound, "header index \(index) is out of range (\(view.response.headerFields.count) headers)")
         }
         outName?.pointee = header.name
         outValue?.pointee = header.value
     }
 }
 
-@_cdecl("ods_response_etag")
+@c @implementation
 public func ods_response_etag(_ handle: OpaquePointer?) -> UnsafePointer<CChar>? {
     ResponseView.from(handle)?.etag
 }
 
-@_cdecl("ods_response_next_link")
+@c @implementation
 public func ods_response_next_link(_ handle: OpaquePointer?) -> UnsafePointer<CChar>? {
     ResponseView.from(handle)?.nextLink
 }
 
-@_cdecl("ods_response_count")
+@c @implementation
 public func ods_response_count(_ handle: OpaquePointer?) -> Int64 {
     ResponseView.from(handle)?.response.count ?? -1
 }
 
-@_cdecl("ods_response_entity_count")
+@c @implementation
 public func ods_response_entity_count(_ handle: OpaquePointer?) -> Int {
     ResponseView.from(handle)?.entityCount ?? 0
 }
 
-@_cdecl("ods_response_entity")
+@c @implementation
 public func ods_response_entity(_ handle: OpaquePointer?, _ index: Int) -> OpaquePointer? {
     ResponseView.from(handle)?.entity(at: index)?.pointer
+}
+
+@c @implementation
+public func ods_response_dup(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ handle: OpaquePointer?) -> Int32 {
+    out?.pointee = nil
+    return status { () throws(ODataStoreError) in
+        guard let out else { throw nullArgument("out") }
+        guard let view = ResponseView.from(handle) else { throw nullArgument("response") }
+        out.pointee = view.retainedPointer
+    }
+}
+
+@c @implementation
+public func ods_response_free(_ handle: OpaquePointer?) {
+    guard let handle else { return }
+    Unmanaged<ResponseView>.fromOpaque(UnsafeRawPointer(handle)).release()
 }

@@ -20,15 +20,21 @@ final class ResponseView: Sendable {
         var etag: UnsafePointer<CChar>??
         var nextLink: UnsafePointer<CChar>??
         var headers: [(name: UnsafePointer<CChar>?, value: UnsafePointer<CChar>?)]?
-        /// The canonical JSON's bytes and where its entities are, found on first use.
-        var text: CanonicalJSONText?
+        /// The canonical JSON as a document, where its entities are and the root value's
+        /// range, found on first use.
+        var document: CanonicalDocument?
         var entityRanges: [Range<Int>]?
-        /// Views made so far: the first entity's, then the others by index.
-        var firstEntity: EntityView?
-        var otherEntities: [EntityView?] = []
-        /// ods_entity_json and ods_entity_get_string strings of the entities, by entity index.
-        var entityJSON: [Int: UnsafePointer<CChar>?] = [:]
-        var entityTexts: [EntityTextKey: UnsafePointer<CChar>?] = [:]
+        var rootRange: Range<Int>??
+        /// Value views made so far (entities, members, elements), by their first byte.
+        var views: [Int: ValueView] = [:]
+        /// C strings of values, by the value's first byte: its JSON text, its text (get_string),
+        /// and the name of the member whose value it is.
+        var valueJSON: [Int: UnsafePointer<CChar>?] = [:]
+        var valueTexts: [Int: UnsafePointer<CChar>?] = [:]
+        var memberNames: [Int: UnsafePointer<CChar>?] = [:]
+        /// Members and elements of containers, by the container's first byte.
+        var members: [Int: [(name: String, value: Range<Int>)]] = [:]
+        var elements: [Int: [Range<Int>]] = [:]
 
         /// A NUL-terminated copy that lives as long as the view.
         mutating func keep(_ s: String) -> UnsafePointer<CChar>? {
@@ -42,16 +48,14 @@ final class ResponseView: Sendable {
         }
     }
 
-    struct EntityTextKey: Hashable {
-        var entity: Int
-        var property: String
-    }
-
     init(_ response: Response) {
         self.response = response
     }
 
     var pointer: OpaquePointer { OpaquePointer(Unmanaged.passUnretained(self).toOpaque()) }
+
+    /// A new reference for the app (OWNED: ods_response_free releases it).
+    var retainedPointer: OpaquePointer { OpaquePointer(Unmanaged.passRetained(self).toOpaque()) }
 
     static func from(_ p: OpaquePointer?) -> ResponseView? {
         guard let p else { return nil }
@@ -101,31 +105,49 @@ final class ResponseView: Sendable {
         return header(at: index)?.value
     }
 
+    // MARK: - Values (ods_entity, ods_value)
+
+    /// The canonical JSON as a navigable document, made on first use.
+    private func document(_ c: inout Cache) -> CanonicalDocument {
+        if let d = c.document { return d }
+        let d = CanonicalDocument(response.json)
+        c.document = d
+        return d
+    }
+
     /// The entities of the canonical JSON, located (not parsed) on first use.
     var entityCount: Int {
         cache.withLock { c in entityRanges(&c).count }
     }
 
     /// The view of entity `index`, made on first use; nil when out of range.
-    func entity(at index: Int) -> EntityView? {
+    func entity(at index: Int) -> ValueView? {
         cache.withLock { c in
             let ranges = entityRanges(&c)
-            guard index >= 0, index < ranges.count, let text = c.text else { return nil }
-            if index == 0 {
-                if let view = c.firstEntity { return view }
-                let view = EntityView(owner: self, index: 0, text: text, range: ranges[0])
-                c.firstEntity = view
-                return view
-            }
-            if c.otherEntities.isEmpty { c.otherEntities = Array(repeating: nil, count: ranges.count) }
-            if let view = c.otherEntities[index] { return view }
-            let view = EntityView(owner: self, index: index, text: text, range: ranges[index])
-            c.otherEntities[index] = view
-            return view
+            guard index >= 0, index < ranges.count else { return nil }
+            return view(&c, ranges[index])
         }
     }
 
-    /// Runs `body` with the cache locked (for the entity views of this response).
+    /// The whole result as a value (nil when the response has no JSON, e.g. a 204).
+    var rootValue: ValueView? {
+        cache.withLock { c in
+            if c.rootRange == nil { c.rootRange = .some(document(&c).root) }
+            guard let root = c.rootRange ?? nil else { return nil }
+            return view(&c, root)
+        }
+    }
+
+    /// The one view of the value at `range` (views are kept until the response is released,
+    /// so a pointer handed out stays the same and valid). Lock held.
+    func view(_ c: inout Cache, _ range: Range<Int>) -> ValueView {
+        if let v = c.views[range.lowerBound] { return v }
+        let v = ValueView(owner: self, document: document(&c), range: range)
+        c.views[range.lowerBound] = v
+        return v
+    }
+
+    /// Runs `body` with the cache locked (for the value views of this response).
     func withCache<R>(_ body: (inout Cache) -> R) -> R {
         cache.withLock { body(&$0) }
     }
@@ -134,14 +156,8 @@ final class ResponseView: Sendable {
         if let ranges = c.entityRanges { return ranges }
         var ranges: [Range<Int>] = []
         if response.entityCount > 0, !response.json.isEmpty {
-            let text = CanonicalJSONText(response.json)
             // The decoder's ranges when it recorded them (a single entity), else a scan.
-            if let known = response.entityRanges, text.areEntities(known) {
-                ranges = known
-            } else {
-                ranges = text.entityRanges()
-            }
-            c.text = text
+            ranges = document(&c).entityRanges(known: response.entityRanges)
         }
         c.entityRanges = ranges
         return ranges

@@ -1,22 +1,11 @@
-import Glibc
 import CODataStoreABI
+import Glibc
 import ODataStore
 
 /// Reads `ods_store_options` (checking its version) into `StoreOptions`.
 private func readOptions(_ p: UnsafePointer<ods_store_options>) throws(ODataStoreError) -> StoreOptions {
-    // Copy only the fields the caller's version of the struct has: a program built against
-    // an older header passes a shorter struct (fields are only appended).
-    let version = UnsafeRawPointer(p).load(as: UInt32.self)
-    guard version >= 1 else {
-        throw ODataStoreError(.invalidArgument, "ods_store_options.version is 0; initialise options with ODS_STORE_OPTIONS_INIT")
-    }
-    guard version <= UInt32(ODS_STORE_OPTIONS_VERSION) else {
-        throw ODataStoreError(.invalidArgument, "ods_store_options.version \(version) is newer than this library (\(ODS_STORE_OPTIONS_VERSION))")
-    }
-    var o = ods_store_options()
-    let size = version >= 2 ? MemoryLayout<ods_store_options>.size
-                            : (MemoryLayout<ods_store_options>.offset(of: \ods_store_options.store_path) ?? 0)
-    withUnsafeMutableBytes(of: &o) { dst in dst.copyMemory(from: UnsafeRawBufferPointer(start: UnsafeRawPointer(p), count: size)) }
+    let o = try VersionedStructs.storeOptions(p)  // only the fields of the caller's version
+    let version = o.version
     guard let kind = StoreKind(rawValue: o.kind) else {
         throw ODataStoreError(.invalidArgument, "options->kind \(o.kind) is not an ods_store_kind")
     }
@@ -81,9 +70,9 @@ private func readOptions(_ p: UnsafePointer<ods_store_options>) throws(ODataStor
     if o.max_connections > 0 { options.maxConnections = Int(o.max_connections) }
     if let agent = try CString.read(o.user_agent, "options->user_agent") { options.userAgent = agent }
     switch o.csrf_protection {
-    case 0: options.csrfProtection = true
-    case 1: options.csrfProtection = false
-    default: throw ODataStoreError(.invalidArgument, "options->csrf_protection must be 0 or 1")
+    case Int32(ODS_CSRF_AUTO.rawValue): options.csrfProtection = true
+    case Int32(ODS_CSRF_OFF.rawValue): options.csrfProtection = false
+    default: throw ODataStoreError(.invalidArgument, "options->csrf_protection must be ODS_CSRF_AUTO (0) or ODS_CSRF_OFF (1)")
     }
     options.metadataPath = try CString.read(o.metadata_path, "options->metadata_path")
     // Version 2: offline stores.
@@ -112,11 +101,32 @@ private func readOptions(_ p: UnsafePointer<ods_store_options>) throws(ODataStor
             }
         }
     }
+    options.limits = try readLimits(o)
     return options
 }
 
+/// The limits block of `ods_store_options` (zero fields keep their defaults).
+private func readLimits(_ o: ods_store_options) throws(ODataStoreError) -> StoreLimits {
+    var limits = StoreLimits()
+    func check(_ value: Int, _ name: String) throws(ODataStoreError) -> Int? {
+        if value < 0 { throw ODataStoreError(.invalidArgument, "options->\(name) must not be negative") }
+        return value > 0 ? value : nil
+    }
+    if let v = try check(Int(o.max_response_bytes), "max_response_bytes") { limits.maxResponseBytes = v }
+    if let v = try check(Int(o.max_compression_ratio), "max_compression_ratio") { limits.maxCompressionRatio = v }
+    if let v = try check(Int(o.max_error_message_bytes), "max_error_message_bytes") { limits.maxErrorMessageBytes = max(v, 64) }
+    if let v = try check(Int(o.max_pages), "max_pages") { limits.maxPages = v }
+    if let v = try check(Int(o.max_pending_requests), "max_pending_requests") { limits.maxPendingRequests = v }
+    switch o.max_retries {
+    case -1: limits.maxRetries = 0
+    case 0: break
+    case 1...10: limits.maxRetries = Int(o.max_retries)
+    default: throw ODataStoreError(.invalidArgument, "options->max_retries must be -1 (never), 0 (default 2) or 1 to 10")
+    }
+    return limits
+}
 
-@_cdecl("ods_store_open")
+@c @implementation
 public func ods_store_open(_ out: UnsafeMutablePointer<OpaquePointer?>?,
                            _ options: UnsafePointer<ods_store_options>?,
                            _ stateCallback: ods_store_state_cb?,
@@ -138,41 +148,150 @@ public func ods_store_open(_ out: UnsafeMutablePointer<OpaquePointer?>?,
                 }
             }
         }
-        let store = try Store(options: swiftOptions, context: CStoreContext(CContext(pointer: context)), stateHandler: handler)
-        out.pointee = OpaquePointer(Unmanaged.passRetained(store).toOpaque())
+        let store = try Store(options: swiftOptions, context: CStoreContext(pointer: context), stateHandler: handler)
+        let handle = OpaquePointer(Unmanaged.passRetained(store).toOpaque())
+        HandleRegistry.addStore(handle)
+        out.pointee = handle
     }
 }
 
-@_cdecl("ods_store_close")
+@c @implementation
 public func ods_store_close(_ handle: OpaquePointer?) -> Int32 {
-    guard let handle, let store = Handle.store(handle) else { return 0 }
+    guard let handle else { return 0 }
+    guard let store = Handle.store(handle) else {
+        return LastError.set(ODataStoreError(.invalidArgument, "ods_store_close: not an open store (closed already?)"))
+    }
     do {
         try store.close()
     } catch {
         return LastError.set(error)
     }
+    // Only one close releases the handle, even if two threads raced to close it.
+    guard HandleRegistry.removeStore(handle) else {
+        return LastError.set(ODataStoreError(.invalidArgument, "ods_store_close: the store was closed twice"))
+    }
+    // Every callback has returned and the store's threads are joined: the context can go.
+    (store.context as? CStoreContext)?.release()
     Unmanaged<Store>.fromOpaque(UnsafeRawPointer(handle)).release()
     return 0
 }
 
-@_cdecl("ods_store_get_state")
+@c @implementation
+public func ods_store_set_release(_ handle: OpaquePointer?, _ release: ods_release_cb?) -> Int32 {
+    status { () throws(ODataStoreError) in
+        guard let store = Handle.store(handle) else { throw nullArgument("store") }
+        guard let context = store.context as? CStoreContext else { throw ODataStoreError(.invalidState, "the store has no C context") }
+        context.setRelease(release)
+    }
+}
+
+@c @implementation
+public func ods_store_options_init(_ options: UnsafeMutablePointer<ods_store_options>?, _ version: UInt32) -> Int32 {
+    status { () throws(ODataStoreError) in
+        guard let options else { throw nullArgument("options") }
+        guard let bytes = VersionedStructs.storeOptionsBytes(version: version) else {
+            throw ODataStoreError(.invalidArgument, "ods_store_options version \(version) is not one this library knows (1 to \(ODS_STORE_OPTIONS_VERSION))")
+        }
+        // Only the caller's version of the struct is written (it may be an older, shorter one).
+        memset(UnsafeMutableRawPointer(options), 0, bytes)
+        UnsafeMutableRawPointer(options).storeBytes(of: version, as: UInt32.self)
+    }
+}
+
+@c @implementation
+public func ods_request_delegate_init(_ delegate: UnsafeMutablePointer<ods_request_delegate>?, _ version: UInt32) -> Int32 {
+    status { () throws(ODataStoreError) in
+        guard let delegate else { throw nullArgument("delegate") }
+        guard version == UInt32(ODS_REQUEST_DELEGATE_VERSION) else {
+            throw ODataStoreError(.invalidArgument, "ods_request_delegate version \(version) is not one this library knows (1 to \(ODS_REQUEST_DELEGATE_VERSION))")
+        }
+        memset(UnsafeMutableRawPointer(delegate), 0, MemoryLayout<ods_request_delegate>.size)
+        delegate.pointee.version = version
+    }
+}
+
+@c @implementation
+public func ods_store_execute(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ handle: OpaquePointer?, _ mode: Int32,
+                              _ path: UnsafePointer<CChar>?, _ body: UnsafePointer<CChar>?, _ timeoutMilliseconds: Int) -> Int32 {
+    out?.pointee = nil
+    return status { () throws(ODataStoreError) in
+        guard let out else { throw nullArgument("out") }
+        guard let store = Handle.store(handle) else { throw nullArgument("store") }
+        guard let swiftMode = RequestMode(rawValue: mode) else {
+            throw ODataStoreError(.invalidArgument, "mode \(mode) is not an ods_mode")
+        }
+        if store.isInCallback {
+            throw ODataStoreError(.invalidState, "ods_store_execute called from a callback of the same store (it would wait for itself)")
+        }
+        let request = try store.makeRequest(swiftMode, path: try CString.required(path, "path"),
+                                            body: try CString.read(body, "body_json"))
+        request.attachC(context: nil, appOwned: false)
+        try request.start()
+        if !(try request.wait(timeoutMilliseconds: timeoutMilliseconds < 0 ? -1 : timeoutMilliseconds)) {
+            try? request.cancel()
+            _ = try request.wait(timeoutMilliseconds: -1)  // the cancellation ends it at once
+            if case .failure? = request.outcome {
+                throw ODataStoreError(.timeout, "\(request.path): no answer within \(timeoutMilliseconds) ms (the request was cancelled)")
+            }
+        }
+        switch request.outcome {
+        case .success(let response)?: out.pointee = ResponseView(response).retainedPointer
+        case .failure(let failure)?: throw failure.error
+        case nil: throw ODataStoreError(.error, "the request ended without an outcome")
+        }
+    }
+}
+
+@c @implementation
+public func ods_store_key_path(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ handle: OpaquePointer?,
+                               _ entitySet: UnsafePointer<CChar>?, _ keyJSON: UnsafePointer<CChar>?) -> Int32 {
+    out?.pointee = nil
+    return status { () throws(ODataStoreError) in
+        guard let out else { throw nullArgument("out") }
+        guard let store = Handle.store(handle) else { throw nullArgument("store") }
+        let set = try CString.required(entitySet, "entity_set")
+        let text = try CString.required(keyJSON, "key_json")
+        guard let model = store.model, let version = store.odataVersion else {
+            throw ODataStoreError(.invalidState, "the store has no $metadata yet (state \(store.state))")
+        }
+        let key: JSONValue
+        do {
+            key = try JSONValue.parse(text)
+        } catch {
+            throw ODataStoreError(.invalidArgument, "key_json is not JSON: \(error)")
+        }
+        do {
+            let path = try URLText.keyPath(entitySet: set, key: key, model: model, version: version)
+            guard let copy = CString.duplicate(path) else { throw ODataStoreError(.noMemory, "out of memory") }
+            out.pointee = copy
+        } catch let error as URLText.KeyError {
+            throw ODataStoreError(error.kind == .unknownSet ? .notFound : .invalidArgument, error.message)
+        } catch let error as ODataStoreError {
+            throw error
+        } catch {
+            throw ODataStoreError(.error, "\(error)")
+        }
+    }
+}
+
+@c @implementation
 public func ods_store_get_state(_ handle: OpaquePointer?) -> Int32 {
     guard let store = Handle.store(handle) else { return LastError.set(nullArgument("store")) }
     return store.state.rawValue
 }
 
-@_cdecl("ods_store_context")
+@c @implementation
 public func ods_store_context(_ handle: OpaquePointer?) -> UnsafeMutableRawPointer? {
-    (Handle.store(handle)?.context as? CStoreContext)?.context.pointer
+    (Handle.store(handle)?.context as? CStoreContext)?.pointer
 }
 
-@_cdecl("ods_store_odata_version")
+@c @implementation
 public func ods_store_odata_version(_ handle: OpaquePointer?) -> Int32 {
     guard let store = Handle.store(handle) else { return LastError.set(nullArgument("store")) }
     return Int32(store.odataVersion?.rawValue ?? 0)
 }
 
-@_cdecl("ods_store_set_default_delegate")
+@c @implementation
 public func ods_store_set_default_delegate(_ handle: OpaquePointer?,
                                            _ delegate: UnsafePointer<ods_request_delegate>?) -> Int32 {
     status { () throws(ODataStoreError) in
@@ -181,7 +300,7 @@ public func ods_store_set_default_delegate(_ handle: OpaquePointer?,
     }
 }
 
-@_cdecl("ods_store_fd")
+@c @implementation
 public func ods_store_fd(_ handle: OpaquePointer?) -> Int32 {
     guard let store = Handle.store(handle) else { return LastError.set(nullArgument("store")) }
     guard let fd = store.eventFileDescriptor else {
@@ -190,7 +309,7 @@ public func ods_store_fd(_ handle: OpaquePointer?) -> Int32 {
     return fd
 }
 
-@_cdecl("ods_store_dispatch")
+@c @implementation
 public func ods_store_dispatch(_ handle: OpaquePointer?, _ timeoutMilliseconds: Int32) -> Int32 {
     guard let store = Handle.store(handle) else { return LastError.set(nullArgument("store")) }
     do {
@@ -200,7 +319,7 @@ public func ods_store_dispatch(_ handle: OpaquePointer?, _ timeoutMilliseconds: 
     }
 }
 
-@_cdecl("ods_store_schedule")
+@c @implementation
 public func ods_store_schedule(_ outID: UnsafeMutablePointer<UInt64>?, _ handle: OpaquePointer?,
                                _ mode: Int32, _ path: UnsafePointer<CChar>?, _ body: UnsafePointer<CChar>?,
                                _ completion: ods_completion_cb?, _ context: UnsafeMutableRawPointer?) -> Int32 {
@@ -213,14 +332,14 @@ public func ods_store_schedule(_ outID: UnsafeMutablePointer<UInt64>?, _ handle:
         let pathString = try CString.required(path, "path")
         let bodyString = try CString.read(body, "body_json")
         let request = try store.makeRequest(swiftMode, path: pathString, body: bodyString)
-        request.attachC(context: context)
+        request.attachC(context: context, appOwned: false)
         if let completion { try request.setCompletion(completionBridge(completion)) }
         try request.start()
         outID?.pointee = request.id
     }
 }
 
-@_cdecl("ods_store_cancel")
+@c @implementation
 public func ods_store_cancel(_ handle: OpaquePointer?, _ requestID: UInt64) -> Int32 {
     status { () throws(ODataStoreError) in
         guard let store = Handle.store(handle) else { throw nullArgument("store") }

@@ -9,11 +9,36 @@ private func check(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>, ur
         guard let copy = CString.duplicate(json) else { throw ODataStoreError(.noMemory, "out of memory") }
         out.pointee = copy
     case .failure(let error):
-        throw ODataStoreError(.syntax, "\(error.message) at position \(error.position)", position: error.position)
+        // Positions cross the C boundary as byte offsets into the caller's string (the parser
+        // reports characters, which a C program cannot index with).
+        let byte = byteOffset(ofCharacter: error.position, in: url)
+        throw ODataStoreError(.syntax, "\(URLRedaction.redactingPassword(error.message)) at byte \(byte)", position: byte)
     }
 }
 
-@_cdecl("ods_url_check")
+/// The UTF-8 offset of character `n` of `text` (its length when `n` is past the end).
+func byteOffset(ofCharacter n: Int, in text: String) -> Int {
+    var bytes = 0
+    for (i, ch) in text.enumerated() {
+        if i >= n { return bytes }
+        bytes += ch.utf8.count
+    }
+    return bytes + max(0, n - text.count)
+}
+
+@c @implementation
+public func ods_url_quote_string(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?,
+                                 _ value: UnsafePointer<CChar>?) -> Int32 {
+    out?.pointee = nil
+    return status { () throws(ODataStoreError) in
+        guard let out else { throw nullArgument("out") }
+        let text = try CString.required(value, "value")
+        guard let copy = CString.duplicate(URLText.quotedString(text)) else { throw ODataStoreError(.noMemory, "out of memory") }
+        out.pointee = copy
+    }
+}
+
+@c @implementation
 public func ods_url_check(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ url: UnsafePointer<CChar>?,
                           _ metadata: UnsafePointer<CChar>?, _ metadataLength: Int, _ odataVersion: Int32,
                           _ serviceRoot: UnsafePointer<CChar>?) -> Int32 {
@@ -43,7 +68,7 @@ public func ods_url_check(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar
     }
 }
 
-@_cdecl("ods_store_check_url")
+@c @implementation
 public func ods_store_check_url(_ out: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?, _ handle: OpaquePointer?,
                                 _ url: UnsafePointer<CChar>?) -> Int32 {
     out?.pointee = nil

@@ -4,6 +4,8 @@
 // ODS_VERSION_* macros repeat it. CMake refuses to configure when the three disagree, and
 // Tests/c/test_version.c checks the built library against the header at run time.
 
+import CODataStoreABI
+
 /// The version string handed out by `ods_version()`.
 ///
 /// A `StaticString` literal is stored by the compiler as NUL-terminated UTF-8 in the
@@ -16,13 +18,13 @@ let odsVersionNumber: Int32 = 0 * 1_000_000 + 1 * 1_000 + 0
 
 /// `const char *ods_version(void)`: static storage, never NULL, never freed.
 /// Thread-safe: reads immutable data only.
-@_cdecl("ods_version")
-public func ods_version() -> UnsafePointer<CChar> {
+@c @implementation
+public func ods_version() -> UnsafePointer<CChar>? {
     UnsafeRawPointer(odsVersionString.utf8Start).assumingMemoryBound(to: CChar.self)
 }
 
 /// `int ods_version_number(void)`. Thread-safe.
-@_cdecl("ods_version_number")
+@c @implementation
 public func ods_version_number() -> Int32 {
     odsVersionNumber
 }

@@ -44,8 +44,11 @@ struct ParseCommand: ParsableCommand {
         if let v = odataVersion { version = v.hasPrefix("2") ? .v2 : .v4 }
         var model: ServiceModel? = nil
         if let path = metadata {
-            guard let bytes = readFile(path) else {
-                writeError("error: cannot read \(path)")
+            let bytes: [UInt8]
+            switch readFile(path) {
+            case .success(let b): bytes = b
+            case .failure(let f):
+                writeError("error: \(f.message)")
                 throw ExitCode(66)
             }
             do {
@@ -59,7 +62,7 @@ struct ParseCommand: ParsableCommand {
         case .success(let json):
             print(json)
         case .failure(let e):
-            writeError("error: \(e.message) at position \(e.position)")
+            writeError("error: \(URLRedaction.redactingPassword(e.message)) at position \(e.position)")
             writeError(caretLines(url, e.position))
             throw ExitCode(2)
         }
@@ -76,28 +79,57 @@ func writeError(_ s: String) {
     }
 }
 
-/// Reads a whole file; nil when it cannot be opened or read.
-func readFile(_ path: String) -> [UInt8]? {
-    guard let f = fopen(path, "rb") else { return nil }
+/// Largest `--metadata` document read (the library's default max_response_bytes).
+let maxMetadataBytes = 64 << 20
+
+/// Reads a whole regular file of at most `maxMetadataBytes`; the reason when it cannot. A FIFO
+/// or a device is refused before it is opened (it could block or never end).
+func readFile(_ path: String) -> Result<[UInt8], ReadFailure> {
+    var st = stat()
+    guard stat(path, &st) == 0 else { return .failure(ReadFailure(message: "cannot read \(path): \(String(cString: strerror(errno)))")) }
+    guard (st.st_mode & S_IFMT) == S_IFREG else { return .failure(ReadFailure(message: "cannot read \(path): not a regular file")) }
+    guard Int(st.st_size) <= maxMetadataBytes else {
+        return .failure(ReadFailure(message: "cannot read \(path): larger than \(maxMetadataBytes) bytes"))
+    }
+    guard let f = fopen(path, "rb") else { return .failure(ReadFailure(message: "cannot read \(path): \(String(cString: strerror(errno)))")) }
     defer { fclose(f) }
     var out: [UInt8] = []
     var buffer = [UInt8](repeating: 0, count: 65536)
     while true {
         let n = buffer.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, f) }
         if n > 0 { out.append(contentsOf: buffer[0..<n]) }
+        if out.count > maxMetadataBytes { return .failure(ReadFailure(message: "cannot read \(path): larger than \(maxMetadataBytes) bytes")) }
         if n < buffer.count {
-            if ferror(f) != 0 { return nil }
+            if ferror(f) != 0 { return .failure(ReadFailure(message: "cannot read \(path)")) }
             break
         }
     }
-    return out
+    return .success(out)
 }
 
-/// The URL with a caret under character `position` (tabs kept so the caret lines up).
+struct ReadFailure: Error { var message: String }
+
+/// Terminal columns of a character: 2 for East Asian wide and fullwidth characters and
+/// emoji, 1 otherwise (combining marks belong to their base character already).
+func columns(_ ch: Character) -> Int {
+    guard let v = ch.unicodeScalars.first?.value else { return 1 }
+    switch v {
+    case 0x1100...0x115F, 0x2E80...0x303E, 0x3041...0x33FF, 0x3400...0x4DBF, 0x4E00...0x9FFF, 0xA000...0xA4CF,
+         0xAC00...0xD7A3, 0xF900...0xFAFF, 0xFE30...0xFE4F, 0xFF00...0xFF60, 0xFFE0...0xFFE6,
+         0x1F300...0x1F64F, 0x1F900...0x1F9FF, 0x20000...0x3FFFD:
+        return 2
+    default:
+        return 1
+    }
+}
+
+/// The URL (its password hidden) with a caret under character `position`; tabs are kept and
+/// wide characters count two columns, so the caret lines up in a terminal.
 func caretLines(_ url: String, _ position: Int) -> String {
     var pad = ""
-    for (i, ch) in url.enumerated() where i < position { pad += ch == "\t" ? "\t" : " " }
+    for (i, ch) in url.enumerated() where i < position {
+        pad += ch == "\t" ? "\t" : String(repeating: " ", count: columns(ch))
+    }
     if position > url.count { pad += String(repeating: " ", count: position - url.count) }
-    return "  " + url + "\n  " + pad + "^"
+    return "  " + URLRedaction.redactingPassword(url) + "\n  " + pad + "^"
 }
-

@@ -126,7 +126,8 @@ static void inspect_expanded(seen *s, const ods_response *response) {
     products = string_of(e, "Products");
     ODS_CHECK(strncmp(products, "[{", 2) == 0 && strstr(products, "\"ID\":3,") != NULL);
     ODS_CHECK(string_of(e, "Products") == products); /* cached: the same pointer */
-    ODS_CHECK_INT_EQ(ods_entity_get_int64(&ignored, e, "Products"), ODS_EINVAL);
+    ODS_CHECK_INT_EQ(ods_entity_get_int64(&ignored, e, "Products"), ODS_ETYPE);
+    ODS_CHECK_INT_EQ(ignored, 0); /* *out cleared on failure */
     /* A property of the nested entities is not a property of the outer one. */
     ODS_CHECK_INT_EQ(ods_entity_value_type(e, "Price"), ODS_VALUE_ABSENT);
 }

@@ -5,6 +5,7 @@
 #include <odatastore.h>
 #include <stddef.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,7 @@ static void check_strerror(void) {
     int code;
     const char *seen[32];
     ODS_CHECK_STR_EQ(ods_strerror(ODS_OK), "ok");
-    for (code = ODS_ERROR; code >= ODS_ECLOSED; code--) {
+    for (code = ODS_ERROR; code >= ODS_ETYPE; code--) {
         const char *text = ods_strerror(code);
         int i;
         ODS_CHECK(text != NULL && strlen(text) > 0);
@@ -99,7 +100,7 @@ static void check_null_arguments(void) {
     ODS_CHECK_INT_EQ(ods_request_new(NULL, NULL, ODS_READ, "X", NULL), ODS_EINVAL);
     ods_request_free(NULL);
     ODS_CHECK_INT_EQ(ods_request_set_delegate(NULL, NULL), ODS_EINVAL);
-    ODS_CHECK_INT_EQ(ods_request_set_completion(NULL, NULL), ODS_EINVAL);
+    ODS_CHECK_INT_EQ(ods_request_set_completion(NULL, NULL, NULL), ODS_EINVAL);
     ODS_CHECK_INT_EQ(ods_request_set_context(NULL, NULL), ODS_EINVAL);
     ODS_CHECK(ods_request_context(NULL) == NULL);
     ODS_CHECK_INT_EQ(ods_request_set_header(NULL, "A", "b"), ODS_EINVAL);
@@ -136,6 +137,55 @@ static void check_null_arguments(void) {
     ODS_CHECK_INT_EQ(ods_entity_get_int64(&i64, NULL, "x"), ODS_EINVAL);
     ODS_CHECK_INT_EQ(ods_entity_get_double(&d, NULL, "x"), ODS_EINVAL);
     ODS_CHECK_INT_EQ(ods_entity_get_bool(&b, NULL, "x"), ODS_EINVAL);
+    ODS_CHECK_INT_EQ(ods_store_set_release(NULL, NULL), ODS_EINVAL);
+    {
+        char *out = (char *)1;
+        ODS_CHECK_INT_EQ(ods_store_key_path(&out, NULL, "Products", "1"), ODS_EINVAL);
+        ODS_CHECK(out == NULL);
+    }
+}
+
+/* The function forms of the _INIT macros: the same bytes, for the caller's version only. */
+static void check_init_functions(void) {
+    ods_store_options macro = ODS_STORE_OPTIONS_INIT, fn;
+    ods_request_delegate dmacro = ODS_REQUEST_DELEGATE_INIT, dfn;
+    unsigned char v1[sizeof(ods_store_options)];
+    size_t i;
+    memset(&fn, 0xAB, sizeof fn);
+    ODS_CHECK_OK(ods_store_options_init(&fn, ODS_STORE_OPTIONS_VERSION));
+    /* Field by field (padding bytes are not part of the value). */
+    ODS_CHECK(fn.version == macro.version && fn.kind == macro.kind && fn.service_root == NULL &&
+              fn.dispatch == 0 && fn.odata_version == 0 && fn.auth == 0 && fn.username == NULL &&
+              fn.password == NULL && fn.bearer_token == NULL && fn.headers == NULL && fn.ca_bundle == NULL &&
+              fn.insecure_skip_tls_verify == 0 && fn.connect_timeout_ms == 0 && fn.request_timeout_ms == 0 &&
+              fn.max_connections == 0 && fn.user_agent == NULL && fn.csrf_protection == ODS_CSRF_AUTO &&
+              fn.metadata_path == NULL && fn.max_response_bytes == 0 && fn.max_compression_ratio == 0 &&
+              fn.max_error_message_bytes == 0 && fn.max_pages == 0 && fn.max_pending_requests == 0 &&
+              fn.max_retries == 0);
+    /* A program built against version 1 has a shorter struct: nothing past it is written. */
+    memset(v1, 0xAB, sizeof v1);
+    ODS_CHECK_OK(ods_store_options_init((ods_store_options *)(void *)v1, 1));
+    ODS_CHECK_INT_EQ(((ods_store_options *)(void *)v1)->version, 1);
+    for (i = offsetof(ods_store_options, max_response_bytes); i < sizeof v1; i++) ODS_CHECK(v1[i] == 0xAB);
+    ODS_CHECK_INT_EQ(ods_store_options_init(&fn, 0), ODS_EINVAL);
+    ODS_CHECK_INT_EQ(ods_store_options_init(&fn, ODS_STORE_OPTIONS_VERSION + 1), ODS_EINVAL);
+    ODS_CHECK_INT_EQ(ods_store_options_init(NULL, ODS_STORE_OPTIONS_VERSION), ODS_EINVAL);
+    memset(&dfn, 0xAB, sizeof dfn);
+    ODS_CHECK_OK(ods_request_delegate_init(&dfn, ODS_REQUEST_DELEGATE_VERSION));
+    ODS_CHECK(dfn.version == dmacro.version && dfn.started == NULL && dfn.response == NULL &&
+              dfn.failed == NULL && dfn.finished == NULL);
+    ODS_CHECK_INT_EQ(ods_request_delegate_init(&dfn, 2), ODS_EINVAL);
+    ODS_CHECK_INT_EQ(ods_request_delegate_init(NULL, 1), ODS_EINVAL);
+}
+
+/* Positions are byte offsets into the caller's string: url + position is the problem. */
+static void check_byte_positions(void) {
+    const char *url = "Customers('\xe6\x97\xa5\xe6\x9c\xac')x"; /* two 3-byte characters */
+    char *out = (char *)1;
+    ODS_CHECK_INT_EQ(ods_url_check(&out, url, NULL, 0, 4, NULL), ODS_ESYNTAX);
+    ODS_CHECK(out == NULL);
+    ODS_CHECK_INT_EQ(ods_error_last()->position, 19); /* 15 characters, 19 bytes */
+    ODS_CHECK(url[ods_error_last()->position] == 'x');
 }
 
 static const char *bad_definitions[] = {"Products?$filter=Price gt", NULL};
@@ -216,7 +266,47 @@ static void check_invalid_options(void) {
     o.max_connections = 0;
     o.csrf_protection = 4;
     ODS_CHECK_INT_EQ(ods_store_open(&store, &o, NULL, NULL), ODS_EINVAL);
+    ODS_CHECK(strstr(ods_error_last()->message, "ODS_CSRF_OFF") != NULL);
+    o.csrf_protection = ODS_CSRF_AUTO;
+    o.max_response_bytes = -1;
+    ODS_CHECK_INT_EQ(ods_store_open(&store, &o, NULL, NULL), ODS_EINVAL);
+    o.max_response_bytes = 0;
+    o.max_pending_requests = -5;
+    ODS_CHECK_INT_EQ(ods_store_open(&store, &o, NULL, NULL), ODS_EINVAL);
+    ODS_CHECK(strstr(ods_error_last()->message, "max_pending_requests") != NULL);
+    o.max_pending_requests = 0;
+    o.max_retries = 11;
+    ODS_CHECK_INT_EQ(ods_store_open(&store, &o, NULL, NULL), ODS_EINVAL);
+    ODS_CHECK(strstr(ods_error_last()->message, "max_retries") != NULL);
     ODS_CHECK(store == NULL);
+}
+
+/* Handles are checked against the live ones before use: a store used after close, closed
+ * twice, a request freed twice, or a pointer that never was a handle gives ODS_EINVAL, not a
+ * crash (Valgrind runs this test too: nothing freed is read). */
+static void check_stale_handles(void) {
+    ods_store_options o = ODS_STORE_OPTIONS_INIT;
+    ods_store *store = NULL;
+    ods_request *req = NULL, *other = NULL;
+    int not_a_handle = 42;
+    o.service_root = "http://127.0.0.1:9/odata/"; /* nothing listens: the open fails later, harmlessly */
+    ODS_CHECK_OK(ods_store_open(&store, &o, NULL, NULL));
+    ODS_CHECK_OK(ods_request_new(&req, store, ODS_READ, "Products", NULL));
+    ODS_CHECK_OK(ods_request_new(&other, store, ODS_READ, "Products", NULL));
+    ods_request_free(req);
+    ods_error_clear();
+    ods_request_free(req); /* the second free is refused */
+    ODS_CHECK_INT_EQ(ods_error_last()->code, ODS_EINVAL);
+    ODS_CHECK_INT_EQ(ods_request_start(req), ODS_EINVAL);
+    ODS_CHECK_OK(ods_store_close(store));
+    ODS_CHECK_INT_EQ(ods_store_close(store), ODS_EINVAL); /* closed twice */
+    ODS_CHECK(strstr(ods_error_last()->message, "closed already") != NULL);
+    ODS_CHECK_INT_EQ(ods_store_get_state(store), ODS_EINVAL);
+    ODS_CHECK_INT_EQ(ods_request_new(&req, store, ODS_READ, "Products", NULL), ODS_EINVAL);
+    ODS_CHECK(ods_request_store(other) == NULL);
+    ods_request_free(other);
+    ODS_CHECK_INT_EQ(ods_store_get_state((ods_store *)(void *)&not_a_handle), ODS_EINVAL);
+    ODS_CHECK_INT_EQ(ods_request_get_state((ods_request *)(void *)&not_a_handle), ODS_EINVAL);
 }
 
 int main(void) {
@@ -224,7 +314,10 @@ int main(void) {
     check_strerror();
     check_error_last();
     check_null_arguments();
+    check_init_functions();
+    check_byte_positions();
     check_invalid_options();
+    check_stale_handles();
     printf("errors: ok\n");
     return 0;
 }

@@ -61,8 +61,7 @@ static void check_paging(void) {
     ods_test_result_init(&r);
     ODS_CHECK_OK(ods_request_new(&req, store, ODS_READ, "Products?$inlinecount=allpages", NULL));
     ODS_CHECK_OK(ods_request_set_paging(req, ODS_PAGING_FOLLOW));
-    ODS_CHECK_OK(ods_request_set_completion(req, ods_test_on_complete));
-    ODS_CHECK_OK(ods_request_set_context(req, &r));
+    ODS_CHECK_OK(ods_request_set_completion(req, ods_test_on_complete, &r));
     ODS_CHECK_OK(ods_request_start(req));
     ods_test_wait(store, &r.waiter, 1, 60000);
     ODS_CHECK_INT_EQ(r.error_code, 0);
@@ -91,8 +90,7 @@ static void check_crud(void) {
     ods_test_result_init(&r);
     ODS_CHECK_OK(ods_request_new(&req, store, ODS_UPDATE, "Products(2001)", "{\"Name\":\"Merged\"}"));
     ODS_CHECK_OK(ods_request_set_etag(req, etag));
-    ODS_CHECK_OK(ods_request_set_completion(req, ods_test_on_complete));
-    ODS_CHECK_OK(ods_request_set_context(req, &r));
+    ODS_CHECK_OK(ods_request_set_completion(req, ods_test_on_complete, &r));
     ODS_CHECK_OK(ods_request_start(req));
     ods_test_wait(store, &r.waiter, 1, 60000);
     if (r.error_code) ods_test_fail(__FILE__, __LINE__, "MERGE failed: %s", r.error_message);
@@ -110,8 +108,7 @@ static void check_crud(void) {
     ods_test_result_init(&r);
     ODS_CHECK_OK(ods_request_new(&req, store, ODS_UPDATE, "Products(2001)", "{\"Name\":\"Stale\"}"));
     ODS_CHECK_OK(ods_request_set_etag(req, etag));
-    ODS_CHECK_OK(ods_request_set_completion(req, ods_test_on_complete));
-    ODS_CHECK_OK(ods_request_set_context(req, &r));
+    ODS_CHECK_OK(ods_request_set_completion(req, ods_test_on_complete, &r));
     ODS_CHECK_OK(ods_request_start(req));
     ods_test_wait(store, &r.waiter, 1, 60000);
     ODS_CHECK_INT_EQ(r.error_code, ODS_ECONFLICT);

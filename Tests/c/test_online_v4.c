@@ -97,13 +97,13 @@ static void check_typed_access(void) {
     ODS_CHECK_INT_EQ(t.description_type, ODS_VALUE_NULL);  /* 49 % 7 == 0 */
     ODS_CHECK_INT_EQ(t.missing_type, ODS_VALUE_ABSENT);
     ODS_CHECK_INT_EQ(t.missing_rc, ODS_ENOTFOUND);
-    ODS_CHECK_INT_EQ(t.null_rc, ODS_ENOTFOUND);
-    ODS_CHECK_INT_EQ(t.bad_int_rc, ODS_EINVAL);
+    ODS_CHECK_INT_EQ(t.null_rc, ODS_ENULL);      /* present and null: not "absent" */
+    ODS_CHECK_INT_EQ(t.bad_int_rc, ODS_ETYPE);    /* a string that is no integer */
     ODS_CHECK_STR_EQ(t.etag, "W/\"1\"");
     ODS_CHECK(t.header_ok);
     ODS_CHECK(t.body_ok);
     ODS_CHECK(t.entity_json_ok);
-    ODS_CHECK_INT_EQ(t.header_range_rc, ODS_EINVAL);
+    ODS_CHECK_INT_EQ(t.header_range_rc, ODS_ENOTFOUND);
     ods_test_waiter_destroy(&t.waiter);
 
     memset(&t, 0, sizeof t);
@@ -177,8 +177,7 @@ static void check_crud_and_etags(void) {
     ods_test_result_init(&r);
     ODS_CHECK_OK(ods_request_new(&req, store, ODS_UPDATE_PATCH, "Products(1001)", "{\"Name\":\"Stale\"}"));
     ODS_CHECK_OK(ods_request_set_etag(req, "W/\"1\""));
-    ODS_CHECK_OK(ods_request_set_completion(req, ods_test_on_complete));
-    ODS_CHECK_OK(ods_request_set_context(req, &r));
+    ODS_CHECK_OK(ods_request_set_completion(req, ods_test_on_complete, &r));
     ODS_CHECK_OK(ods_request_start(req));
     ods_test_wait(store, &r.waiter, 1, 60000);
     ODS_CHECK_INT_EQ(r.error_code, ODS_ECONFLICT);
@@ -205,8 +204,7 @@ static void check_crud_and_etags(void) {
     ods_test_result_init(&r);
     ODS_CHECK_OK(ods_request_new(&req, store, ODS_DELETE, "Products(1001)", NULL));
     ODS_CHECK_OK(ods_request_set_etag(req, "*"));
-    ODS_CHECK_OK(ods_request_set_completion(req, ods_test_on_complete));
-    ODS_CHECK_OK(ods_request_set_context(req, &r));
+    ODS_CHECK_OK(ods_request_set_completion(req, ods_test_on_complete, &r));
     ODS_CHECK_OK(ods_request_start(req));
     ods_test_wait(store, &r.waiter, 1, 60000);
     ODS_CHECK_INT_EQ(r.error_code, 0);
@@ -266,8 +264,7 @@ static void check_paging(void) {
     ods_test_result_init(&r);
     ODS_CHECK_OK(ods_request_new(&req, paged_store, ODS_READ, "Products?$count=true", NULL));
     ODS_CHECK_OK(ods_request_set_paging(req, ODS_PAGING_FOLLOW));
-    ODS_CHECK_OK(ods_request_set_completion(req, ods_test_on_complete));
-    ODS_CHECK_OK(ods_request_set_context(req, &r));
+    ODS_CHECK_OK(ods_request_set_completion(req, ods_test_on_complete, &r));
     ODS_CHECK_OK(ods_request_start(req));
     ods_test_wait(paged_store, &r.waiter, 1, 60000);
     ODS_CHECK_INT_EQ(r.error_code, 0);

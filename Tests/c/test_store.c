@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "support/test_request.h"
 #include "support/test_server.h"
@@ -126,15 +128,34 @@ static void check_local_metadata(const char *v2_url) {
     ods_test_result_free(&r);
     ODS_CHECK_OK(ods_store_close(store));
 
-    /* A missing file fails the open with ODS_EIO. */
+    /* A file that cannot be used fails ods_store_open itself (checked with stat(), which
+     * never blocks), and the state callback is never called: missing, not a regular file
+     * (a device that never ends, a FIFO that nobody writes), larger than max_response_bytes. */
     memset(&s, 0, sizeof s);
     ods_test_waiter_init(&s.waiter);
     o.service_root = v2_url;
     o.metadata_path = "/nonexistent/metadata.xml";
-    ODS_CHECK_OK(ods_store_open(&store, &o, on_state, &s));
-    ODS_CHECK_INT_EQ(ods_test_waiter_wait(&s.waiter, 2, 10000), 0);
-    ODS_CHECK_INT_EQ(s.failed_code, ODS_EIO);
-    ODS_CHECK_OK(ods_store_close(store));
+    store = NULL;
+    ODS_CHECK_INT_EQ(ods_store_open(&store, &o, on_state, &s), ODS_EIO);
+    ODS_CHECK(store == NULL);
+    ODS_CHECK(strstr(ods_error_last()->message, "/nonexistent/metadata.xml") != NULL);
+    o.metadata_path = "/dev/zero";
+    ODS_CHECK_INT_EQ(ods_store_open(&store, &o, on_state, &s), ODS_EIO);
+    ODS_CHECK(strstr(ods_error_last()->message, "regular file") != NULL);
+    {
+        char fifo[256];
+        snprintf(fifo, sizeof fifo, "/tmp/ods_test_fifo_%ld", (long)getpid());
+        unlink(fifo);
+        ODS_CHECK(mkfifo(fifo, 0600) == 0);
+        o.metadata_path = fifo;
+        ODS_CHECK_INT_EQ(ods_store_open(&store, &o, on_state, &s), ODS_EIO);
+        unlink(fifo);
+    }
+    o.metadata_path = metadata_file;
+    o.max_response_bytes = 1000;
+    ODS_CHECK_INT_EQ(ods_store_open(&store, &o, on_state, &s), ODS_ELIMIT);
+    ODS_CHECK(strstr(ods_error_last()->message, "max_response_bytes") != NULL);
+    ODS_CHECK_INT_EQ(ods_test_waiter_count(&s.waiter), 0);
     ods_test_waiter_destroy(&s.waiter);
 }
 

@@ -84,6 +84,27 @@ code, out, err = run("get", "Products", "--store", "/nonexistent/x.store", "--mo
 check("missing store exits 15 (ODS_ENOTFOUND)", code == 15 and "no offline store" in err, f"exit {code} {err!r}")
 code, _, err = run("parse", "A", "--metadata", "/nonexistent/metadata.xml")
 check("unreadable metadata exits 66", code == 66 and "cannot read" in err, err)
+# A device that never ends and a FIFO nobody writes are refused before they are read.
+code, _, err = run("parse", "A", "--metadata", "/dev/zero")
+check("/dev/zero metadata exits 66", code == 66 and "not a regular file" in err, err)
+fifo = f"/tmp/ods_cli_fifo_{os.getpid()}"
+if os.path.exists(fifo):
+    os.unlink(fifo)
+os.mkfifo(fifo)
+try:
+    code, _, err = run("parse", "A", "--metadata", fifo)
+    check("FIFO metadata exits 66", code == 66 and "not a regular file" in err, err)
+finally:
+    os.unlink(fifo)
+# A password in a URL is never printed, neither in the message nor in the URL line.
+code, _, err = run("parse", "http://me:s3cr3t@host/svc/Products(", "--service-root", "http://me:s3cr3t@host/svc/")
+check("password hidden", code == 2 and "s3cr3t" not in err and "me:******@host" in err, err)
+code, _, err = run("parse", "http://me:s3cr3t@other/svc/Products", "--service-root", "http://me:s3cr3t@host/svc/")
+check("password hidden (root)", code == 2 and "s3cr3t" not in err, err)
+# Wide characters take two columns: the caret still points at the problem.
+code, _, err = run("parse", "Customers('\u65e5\u672c')x", "--odata-version", "4")
+lines = err.splitlines()
+check("wide caret", code == 2 and len(lines) >= 3 and lines[2] == "  " + " " * 17 + "^", repr(err))  # 13 narrow + 2 wide
 
 # The seeds' examples, syntactic (V2).
 j = parse_ok("seed filter", "TravelagencyCollection?$filter=city eq 'Rome'", "--odata-version", "2")

@@ -58,6 +58,10 @@ check_layout() {
     [ -f "$prefix/$includedir/odatastore.h" ] || fail "no $prefix/$includedir/odatastore.h"
     [ -f "$lib/pkgconfig/odatastore.pc" ] || fail "no $lib/pkgconfig/odatastore.pc"
     [ -f "$lib/cmake/odatastore/odatastoreConfig.cmake" ] || fail "no odatastoreConfig.cmake"
+    # configure_package_config_file expands @PACKAGE_INIT@ wherever it appears, comments
+    # included: the set-up block must be there exactly once.
+    [ "$(grep -c 'macro(set_and_check' "$lib/cmake/odatastore/odatastoreConfig.cmake")" = 1 ] ||
+        fail "odatastoreConfig.cmake has its @PACKAGE_INIT@ block more than once"
     [ -f "$lib/cmake/odatastore/odatastoreConfigVersion.cmake" ] || fail "no odatastoreConfigVersion.cmake"
     if [ -e "$build/bin/odatastore" ]; then
         [ -x "$prefix/bin/odatastore" ] || fail "no $prefix/bin/odatastore"

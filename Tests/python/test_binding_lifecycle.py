@@ -224,5 +224,10 @@ def test_store_collected_on_its_own_callback_thread(v4_server):
     del req
     gc.collect()
     assert closed.wait(BOUND)
+    # The closing thread holds the store until close() returns (the CLOSED callback comes
+    # from inside close()): wait for that thread, then the store must be gone.
+    for t in threading.enumerate():
+        if t.name == "odatastore-close":
+            t.join(BOUND)
     gc.collect()
     assert ref() is None

@@ -15,10 +15,11 @@ Requests are passed to the upstream over a persistent connection per client conn
     DELETE /__fault                           remove all rules (counters stay)
 
 Rule fields: mode (reset | close | http500 | http503 | slow | auth | garbage | truncate |
-badjson | csrf), count (how many matching requests it affects; default 1, -1 = until cleared;
-default -1 for auth), match (substring of the request target; default: every request),
-delay_ms (slow), authorization (auth: the Authorization value that is accepted), status
-(override the status of http500/http503).
+badjson | csrf | respond | gzipbomb | endless | hang | reset_after), count (how many matching requests it
+affects; default 1, -1 = until cleared; default -1 for auth), match (substring of the request
+target; default: every request), delay_ms (slow), authorization (auth: the Authorization value
+that is accepted), status (override the status of http500/http503/respond), headers, body and
+pad_bytes (respond), inflated_bytes (gzipbomb), retry_after (http503).
 
 Only the standard library is used, so any Python 3.10+ runs it.
 """
@@ -35,6 +36,7 @@ import struct
 import sys
 import threading
 import time
+import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
@@ -43,7 +45,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _launcher  # noqa: E402
 
 CONTROL_PATH = "/__fault"
-MODES = ("reset", "close", "http500", "http503", "slow", "auth", "garbage", "truncate", "badjson", "csrf")
+MODES = ("reset", "close", "http500", "http503", "slow", "auth", "garbage", "truncate", "badjson", "csrf",
+         "respond", "gzipbomb", "endless", "hang", "reset_after")
 MODIFYING = ("POST", "PUT", "PATCH", "MERGE", "DELETE")
 HOP_BY_HOP = {
     "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer",
@@ -72,12 +75,31 @@ class Rule:
         if self.delay_ms < 0:
             raise ValueError("delay_ms must not be negative")
         self.authorization = str(spec.get("authorization", "Basic dXNlcjpwYXNzd29yZA=="))
-        self.status = int(spec.get("status", 503 if mode == "http503" else 500))
+        self.status = int(spec.get("status", {"http503": 503, "respond": 200}.get(mode, 500)))
+        # respond: a canned answer. `headers` is a list of [name, value] pairs written as
+        # given (a value may hold a bare CR: that is the point of some tests); `body` is text
+        # in which "{PAD}" is replaced by `pad_bytes` spaces (JSON whitespace, so a large but
+        # valid JSON body costs nothing to describe).
+        headers = spec.get("headers", [])
+        if not isinstance(headers, list) or not all(isinstance(h, list) and len(h) == 2 for h in headers):
+            raise ValueError("headers must be a list of [name, value] pairs")
+        self.headers = [(str(k), str(v)) for k, v in headers]
+        self.body = str(spec.get("body", ""))
+        self.pad_bytes = int(spec.get("pad_bytes", 0))
+        # gzipbomb: 200 with Content-Encoding: gzip, a JSON content type and a body that
+        # inflates to `inflated_bytes` spaces (about 1 KB per MiB sent).
+        self.inflated_bytes = int(spec.get("inflated_bytes", 1 << 30))
+        # http503: the Retry-After value sent ("" sends none).
+        self.retry_after = str(spec.get("retry_after", "1"))
+        if self.pad_bytes < 0 or self.inflated_bytes < 0:
+            raise ValueError("pad_bytes and inflated_bytes must not be negative")
 
     def as_dict(self) -> dict:
         return {"mode": self.mode, "count": self.count, "match": self.match,
                 "delay_ms": self.delay_ms, "authorization": self.authorization,
-                "status": self.status}
+                "status": self.status, "headers": [list(h) for h in self.headers],
+                "body": self.body[:200], "pad_bytes": self.pad_bytes,
+                "inflated_bytes": self.inflated_bytes, "retry_after": self.retry_after}
 
 
 class FaultState:
@@ -94,6 +116,8 @@ class FaultState:
         self.csrf_token: str | None = None
         self.csrf_session: str | None = None
         self.csrf_serial = 0
+        # endless mode: a new page number for every page served.
+        self.endless_serial = 0
 
     def csrf_active(self) -> bool:
         with self.lock:
@@ -155,6 +179,13 @@ class ProxyServer(ThreadingHTTPServer):
         self.upstream_origin = f"http://{parts.netloc}".encode()
         self.state = FaultState()
         self.proxy_origin = b""  # set once the port is known
+
+    def handle_error(self, request, client_address) -> None:
+        # A client that gives up mid-answer (the library stopping a body past its limits,
+        # or closing with requests pending) is expected: no traceback for that.
+        if isinstance(sys.exc_info()[1], (ConnectionResetError, BrokenPipeError)):
+            return
+        super().handle_error(request, client_address)
 
 
 class ProxyHandler(BaseHTTPRequestHandler):
@@ -295,7 +326,18 @@ class ProxyHandler(BaseHTTPRequestHandler):
         self._reply(rule.status, ERROR_HTML, "text/html; charset=utf-8")
 
     def _fault_http503(self, rule: Rule, body: bytes) -> None:  # noqa: ARG002
-        self._reply(rule.status, UNAVAILABLE_TEXT, "text/plain; charset=utf-8", [("Retry-After", "1")])
+        extra = [("Retry-After", rule.retry_after)] if rule.retry_after else []
+        self._reply(rule.status, UNAVAILABLE_TEXT, "text/plain; charset=utf-8", extra)
+
+    def _fault_reset_after(self, rule: Rule, body: bytes) -> None:
+        """The server acts on the request, then the client's connection is reset: the client
+        cannot know whether it happened (the case that makes retrying a POST unsafe)."""
+        status, _, _, _ = self._upstream_exchange(body)
+        if status is None:
+            return
+        with self.server.state.lock:
+            self.server.state.forwarded += 1
+        self._fault_reset(rule, body)
 
     def _fault_slow(self, rule: Rule, body: bytes) -> None:
         time.sleep(rule.delay_ms / 1000.0)
@@ -320,6 +362,41 @@ class ProxyHandler(BaseHTTPRequestHandler):
     def _fault_badjson(self, rule: Rule, body: bytes) -> None:  # noqa: ARG002
         self._reply(200, BAD_JSON, "application/json;odata.metadata=minimal",
                     [("OData-Version", "4.0")])
+
+    def _fault_respond(self, rule: Rule, body: bytes) -> None:  # noqa: ARG002
+        payload = rule.body.replace("{PAD}", " " * rule.pad_bytes).encode("utf-8")
+        reason = self.responses.get(rule.status, ("Status",))[0]
+        self._send_raw(self._head(rule.status, reason, rule.headers, len(payload))
+                       + (b"" if self.command == "HEAD" else payload))
+
+    def _fault_gzipbomb(self, rule: Rule, body: bytes) -> None:  # noqa: ARG002
+        payload = gzip_of_spaces(rule.inflated_bytes)
+        self._send_raw(self._head(200, "OK", [("Content-Type", "application/json"),
+                                              ("Content-Encoding", "gzip"), ("OData-Version", "4.0")],
+                                  len(payload)) + payload)
+
+    def _fault_endless(self, rule: Rule, body: bytes) -> None:  # noqa: ARG002
+        """A page of a collection whose next link is new every time (a broken server's paging)."""
+        state = self.server.state
+        with state.lock:
+            state.endless_serial += 1
+            n = state.endless_serial
+        root = self.server.proxy_origin.decode() + self.server.upstream_path
+        page = {"@odata.context": root + "$metadata#Categories",
+                "value": [{"ID": n, "Name": f"page {n}"}],
+                "@odata.nextLink": f"{root}Categories?$skiptoken=endless{n}"}
+        self._reply(200, json.dumps(page).encode(), "application/json;odata.metadata=minimal",
+                    [("OData-Version", "4.0")])
+
+    def _fault_hang(self, rule: Rule, body: bytes) -> None:  # noqa: ARG002
+        """Never answers: holds the connection until the client goes away."""
+        self.close_connection = True
+        try:
+            self.connection.settimeout(None)
+            while self.connection.recv(65536):
+                pass
+        except OSError:
+            pass
 
     # ------------------------------------------------------------------ forwarding
     def _forward(self, body: bytes, extra=()) -> None:
@@ -413,6 +490,37 @@ class ProxyHandler(BaseHTTPRequestHandler):
             self.connection.close()
         except OSError:
             pass
+
+
+_GZIP_CACHE: dict[int, bytes] = {}
+_GZIP_LOCK = threading.Lock()
+
+
+def gzip_of_spaces(size: int) -> bytes:
+    """A gzip stream that inflates to `size` spaces, built from one compressed MiB repeated.
+
+    Each MiB is compressed on its own after a full flush, so its deflate blocks are the same
+    bytes every time; the trailer's CRC-32 is computed over the real inflated data.
+    """
+    with _GZIP_LOCK:
+        cached = _GZIP_CACHE.get(size)
+        if cached is not None:
+            return cached
+        mib = 1 << 20
+        chunk = b" " * mib
+        whole, rest = divmod(size, mib)
+        block = zlib.compressobj(9, zlib.DEFLATED, -15)
+        repeated = block.compress(chunk) + block.flush(zlib.Z_FULL_FLUSH)
+        tail = zlib.compressobj(9, zlib.DEFLATED, -15)
+        last = tail.compress(b" " * rest) + tail.flush(zlib.Z_FINISH)
+        crc = 0
+        for _ in range(whole):
+            crc = zlib.crc32(chunk, crc)
+        crc = zlib.crc32(b" " * rest, crc)
+        data = (b"\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\xff" + repeated * whole + last
+                + struct.pack("<II", crc, size & 0xFFFFFFFF))
+        _GZIP_CACHE[size] = data
+        return data
 
 
 def main() -> None:

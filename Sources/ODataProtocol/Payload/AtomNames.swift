@@ -9,7 +9,7 @@ internal import Darwin
 /// The namespaces the Atom decoder tells apart, classified from libxml2's NUL-terminated URI
 /// by length and bytes (no `String` per element).
 enum AtomNamespace: UInt8 {
-    case none, atom, metadata, data, tombstones, v4Metadata, other
+    case none, atom, metadata, data, tombstones, v4Metadata, v4Data, other
 
     static func classify(_ uri: UnsafePointer<UInt8>?) -> AtomNamespace {
         guard let uri, uri.pointee != 0 else { return .none }
@@ -17,6 +17,7 @@ enum AtomNamespace: UInt8 {
         switch n {
         case 27: return AtomBytes.equal(uri, n, "http://www.w3.org/2005/Atom") ? .atom : .other
         case 38: return AtomBytes.equal(uri, n, "http://purl.org/atompub/tombstones/1.0") ? .tombstones : .other
+        case 40: return AtomBytes.equal(uri, n, "http://docs.oasis-open.org/odata/ns/data") ? .v4Data : .other
         case 44: return AtomBytes.equal(uri, n, "http://docs.oasis-open.org/odata/ns/metadata") ? .v4Metadata : .other
         case 53: return AtomBytes.equal(uri, n, "http://schemas.microsoft.com/ado/2007/08/dataservices") ? .data : .other
         case 62:

@@ -180,6 +180,9 @@ struct AtomStreamDecoder {
     var result: Range<Int> = 0..<0
     var rootFeed: FeedState? = nil
     var rootEtag: String? = nil
+    /// An element in the OData V4 Atom namespaces was seen: this reader knows V2's only, and
+    /// would otherwise return entries without their properties.
+    var sawV4Namespace = false
 
     init(index: PayloadModelIndex?, declared: PayloadTypeInfo?, target: PayloadTarget, capacity: Int,
          knownTerms: [Int32]? = nil, terms: [TermInfo] = [], termTable: ByteKeyedTable<Int32> = ByteKeyedTable()) {
@@ -205,6 +208,7 @@ struct AtomStreamDecoder {
             local = UnsafeBufferPointer(start: nil, count: 0)
         }
         let el = local.baseAddress.map { AtomElementName.classify($0, local.count) } ?? .other
+        if ns == .v4Data || ns == .v4Metadata { sawV4Namespace = true }
         if ns == .atom && (el == .entry || el == .category) { record(el, attrs) }
         if conflict { return }
         if skipDepth != 0 {
@@ -441,6 +445,10 @@ struct AtomStreamDecoder {
 
     /// The decoded payload, once the whole document was parsed (and `conflict` is false).
     func payload(body: [UInt8]) throws(PayloadError) -> DecodedPayload {
+        if sawV4Namespace && root != .error {
+            throw PayloadError(.unsupportedContentType,
+                               "OData V4 Atom (application/atom+xml with the docs.oasis-open.org namespaces) is not supported; request JSON (the library's default Accept header)")
+        }
         switch root {
         case .none:
             throw PayloadError(.malformed, "XML: the document has no root element", offset: nil)

@@ -130,7 +130,9 @@ extension JSONTranscoder {
                 if let hk = hintKey, hk.length == k.length, memcmpEqual(hk.start, k.start, k.length) {
                     try writeValue(hint.0, collection: hint.1)
                 } else if let m = member {
+                    let valueStart = out.count
                     try writeValue(m.kind, collection: m.isCollection)
+                    if m.isKey, case .primitive(let kind) = m.kind { try checkKeyRange(kind, k, from: valueStart) }
                 } else {
                     try writeUntyped()
                 }
@@ -479,5 +481,27 @@ extension JSONTranscoder {
         guard !hdr.isEmpty else { return }
         if hasMembers { hdr.append(UInt8(ascii: ",")) }
         out.insert(contentsOf: hdr, at: position)
+    }
+}
+
+extension JSONTranscoder {
+    /// A key of a small integer type must fit it: a key the server sent out of range
+    /// (`"ID": 4294967297` for an Edm.Int32) would name another entity once stored or sent back.
+    func checkKeyRange(_ kind: EdmPrimitiveKind, _ name: JSONScanner.StringToken, from start: Int) throws(JSONError) {
+        let fits: (String) -> Bool
+        switch kind {
+        case .int32: fits = { Int32($0) != nil }
+        case .int16: fits = { Int16($0) != nil }
+        case .byte: fits = { UInt8($0) != nil }
+        case .sbyte: fits = { Int8($0) != nil }
+        default: return
+        }
+        guard start < out.count else { return }
+        let first = out[start]
+        guard first == UInt8(ascii: "-") || (first >= 0x30 && first <= 0x39) else { return }
+        let text = String(decoding: out[start...], as: UTF8.self)
+        guard fits(text) else {
+            throw JSONError(offset: s.pos, message: "key property \"\(s.string(name))\" is \(text), not a valid \(kind.rawValue)")
+        }
     }
 }

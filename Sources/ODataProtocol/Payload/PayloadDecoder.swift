@@ -49,7 +49,15 @@ public enum PayloadDecoder {
                     ? try t.decodeV2(declared: declared, target: target, valueKind: valueKind)
                     : try t.decodeV4(declared: declared, target: target, valueKind: valueKind)
                 try t.s.finish()
-                return DecodedPayload(json: String(decoding: t.out, as: UTF8.self), count: r.count.flatMap { Int64($0) },
+                var count: Int64? = nil
+                if let text = r.count {
+                    // A count that is no Int64 ("1e999", "-", 2^64) is a broken answer, not "no count".
+                    guard let n = Int64(text), n >= 0 else {
+                        throw JSONError(offset: 0, message: "the collection's count \"\(text.prefix(40))\" is not a non-negative 64-bit integer")
+                    }
+                    count = n
+                }
+                return DecodedPayload(json: String(decoding: t.out, as: UTF8.self), count: count,
                                       nextLink: r.nextLink, deltaLink: r.deltaLink, etag: r.etag, entityCount: r.entityCount,
                                       entityRanges: r.singleEntity ? [0..<t.out.count] : nil)
             }

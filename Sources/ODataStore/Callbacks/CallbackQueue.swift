@@ -96,6 +96,12 @@ final class CallbackQueue: @unchecked Sendable {
     /// Queue mode: waits up to `timeoutMilliseconds` (negative: forever) for a callback, then
     /// runs everything queued at that moment on the calling thread. Returns how many ran.
     func dispatch(timeoutMilliseconds: Int) throws(ODataStoreError) -> Int {
+        try dispatch(timeoutMilliseconds: timeoutMilliseconds, until: { false })
+    }
+
+    /// `dispatch`, returning early (0) once `done` holds; `done` is checked under the lock
+    /// each time the waiter wakes (a batch ended on another thread, or callbacks arrived).
+    func dispatch(timeoutMilliseconds: Int, until done: () -> Bool) throws(ODataStoreError) -> Int {
         guard mode == .queue else {
             throw .state("ods_store_dispatch is for stores opened with ODS_DISPATCH_QUEUE")
         }
@@ -105,6 +111,7 @@ final class CallbackQueue: @unchecked Sendable {
         let deadline = timeoutMilliseconds >= 0 ? MonotonicClock.deadline(afterMilliseconds: timeoutMilliseconds) : nil
         cond.lock()
         while accepting && (dispatcherActive || head == items.count) {
+            if done() { break }
             if !waitLocked(until: deadline) { break }
         }
         guard accepting else {

@@ -22,6 +22,12 @@ public enum ErrorCode: Int32, Sendable, Hashable, CaseIterable {
     case notInScope = -19
     case syntax = -20
     case closed = -21
+    /// A limit was reached (response size, compression ratio, pages, pending requests).
+    case limit = -22
+    /// A typed getter found JSON null.
+    case null = -23
+    /// A typed getter found a value of another type, or one that does not fit the C type.
+    case type = -24
 
     /// Static text for a code, as `ods_strerror` returns it.
     public var text: StaticString {
@@ -47,12 +53,18 @@ public enum ErrorCode: Int32, Sendable, Hashable, CaseIterable {
         case .notInScope: "not in scope of the defining requests"
         case .syntax: "syntax error"
         case .closed: "store closed"
+        case .limit: "limit reached"
+        case .null: "value is null"
+        case .type: "value has another type"
         }
     }
 
-    /// The code for an HTTP error status (>= 400).
+    /// The code for an HTTP status that is not a success: a 3xx (redirects are never
+    /// followed) or a 4xx is `.http` unless a more precise code fits; 5xx and anything else
+    /// is `.server`.
     public static func forHTTPStatus(_ status: Int) -> ErrorCode {
         switch status {
+        case 300..<400: .http
         case 401: .unauthorized
         case 403: .forbidden
         case 404, 410: .notFound

@@ -141,7 +141,7 @@ final class OfflineEngine: RequestEngine {
 
     private func givenMetadata() throws(ODataStoreError) -> [UInt8]? {
         if let d = options.metadataDocument { return d }
-        if let p = options.metadataPath { return try LocalFile.read(p).get() }
+        if let p = options.metadataPath { return try LocalFile.read(p, limit: options.limits.maxResponseBytes).get() }
         return nil
     }
 

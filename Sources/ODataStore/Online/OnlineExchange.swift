@@ -18,6 +18,8 @@ final class OnlineExchange: EngineTask {
         var csrfRetried = false
         var pages: [DecodedPage] = []
         var visited: Set<String> = []
+        /// Bytes held for the pages read so far (raw bodies and their canonical JSON).
+        var bytes = 0
     }
 
     /// A page decoded while following next links.
@@ -38,6 +40,8 @@ final class OnlineExchange: EngineTask {
         var entityType: String? = nil
         var target: PayloadTarget
         var modifying: Bool
+        /// `/$value` or `/$count`: the answer is raw text or media, not an OData payload.
+        var raw: Bool
         /// The engine's knowledge of the service when the request was prepared.
         var service: ServiceSession.ServiceState
     }
@@ -102,7 +106,7 @@ final class OnlineExchange: EngineTask {
             // No body and no If-Match: the store's read headers, made once, plus the request's own.
             let headers = ServiceSession.applying(job.headers, to: target.isRawValue ? service.rawReadHeaders : service.readHeaders)
             return Plan(version: version, method: method, url: url, headers: headers, body: [], entitySet: entitySet, entityType: entityType,
-                        target: payloadTarget, modifying: false, service: service)
+                        target: payloadTarget, modifying: false, raw: target.isRawValue, service: service)
         }
         var headers = engine.baseHeaders(version: version)
         headers.append(("Accept", target.isRawValue ? ProtocolHeaders.rawAccept : ProtocolHeaders.accept(version)))
@@ -126,13 +130,21 @@ final class OnlineExchange: EngineTask {
             headers.append(("If-Match", etag))
         }
         return Plan(version: version, method: method, url: url, headers: engine.merged(headers, job.headers),
-                    body: body, entitySet: entitySet, target: payloadTarget, modifying: modifying, service: service)
+                    body: body, entitySet: entitySet, target: payloadTarget, modifying: modifying, raw: target.isRawValue,
+                    service: service)
     }
 
     /// The `@odata.etag` of the JSON body, used as If-Match when the app set none.
     private func bodyETag() -> String? {
         guard let body = job.body, case .object(let o)? = try? JSONValue.parse(body),
               case .string(let etag)? = o["@odata.etag"] else { return nil }
+        return Self.usableETag(etag)
+    }
+
+    /// An ETag that can go back into an If-Match header: none with CR, LF or NUL (a server
+    /// that sends one gets no If-Match from it, rather than a request that cannot be sent).
+    static func usableETag(_ etag: String?) -> String? {
+        guard let etag, !etag.isEmpty, isValidHeaderValue(etag) else { return nil }
         return etag
     }
 
@@ -147,13 +159,12 @@ final class OnlineExchange: EngineTask {
                                   body: first ? plan.body : [], timeoutMilliseconds: engine.timeout(job.timeoutMilliseconds))
         // One closure for the transport (not a continuation wrapped in another).
         let method = request.method
-        let id = engine.transport.send(request) { [self] result in
+        engine.session.send(request, record: { [self] id in record(id) }) { [self] result in
             switch result {
             case .success(let response): handle(response, plan: plan, url: url, first: first)
             case .failure(let error): transportFailed(error, method: method)
             }
         }
-        record(id)
     }
 
     private func transportFailed(_ error: HTTPTransportError, method: String) {
@@ -163,7 +174,9 @@ final class OnlineExchange: EngineTask {
     /// Remembers the transfer in flight; cancels it when the request was cancelled meanwhile.
     private func record(_ id: UInt64) {
         let cancelled: Bool = progress.withLock { p in
-            p.transfer = id
+            // Ids grow: a retry started on the transport thread before its first attempt's id
+            // was recorded here must not be replaced by that older id.
+            p.transfer = max(p.transfer ?? 0, id)
             return p.cancelled
         }
         if cancelled { engine.transport.cancel(id) }
@@ -172,13 +185,12 @@ final class OnlineExchange: EngineTask {
     /// Sends one HTTP request unless cancelled; transport failures finish the request.
     private func transmit(_ request: HTTPRequest, then: @escaping @Sendable (HTTPResponse) -> Void) {
         let method = request.method
-        let id = engine.transport.send(request) { [self] result in
+        engine.session.send(request, record: { [self] id in record(id) }) { [self] result in
             switch result {
             case .success(let response): then(response)
             case .failure(let error): transportFailed(error, method: method)
             }
         }
-        record(id)
     }
 
     private func handle(_ response: HTTPResponse, plan: Plan, url: String, first: Bool) {
@@ -201,12 +213,28 @@ final class OnlineExchange: EngineTask {
         }
         if job.paging == .follow, let next = payload.nextLink {
             let absolute = absoluteLink(next, relativeTo: url)
-            let repeated: Bool = progress.withLock { p in
+            let limits = engine.options.limits
+            enum Next { case follow, repeated, tooManyPages(Int), tooLarge(Int) }
+            let next: Next = progress.withLock { p in
                 p.pages.append(DecodedPage(response: response, payload: payload))
-                return !p.visited.insert(absolute).inserted
+                p.bytes += response.body.count + payload.json.utf8.count
+                if p.pages.count >= limits.maxPages { return .tooManyPages(p.pages.count) }
+                if p.bytes > limits.maxResponseBytes { return .tooLarge(p.bytes) }
+                return p.visited.insert(absolute).inserted ? .follow : .repeated
             }
-            if repeated {
+            switch next {
+            case .follow:
+                break
+            case .repeated:
                 finish(.failure(RequestFailure(error: ODataStoreError(.protocol, "the service sent the same next link twice: \(absolute)"))))
+                return
+            case .tooManyPages(let n):
+                finish(.failure(RequestFailure(error: ODataStoreError(.limit,
+                    "GET \(job.path): \(n) pages read and the service sends another next link (max_pages is \(limits.maxPages))"))))
+                return
+            case .tooLarge(let n):
+                finish(.failure(RequestFailure(error: ODataStoreError(.limit,
+                    "GET \(job.path): the pages read so far hold \(n) bytes, more than max_response_bytes (\(limits.maxResponseBytes))"))))
                 return
             }
             do {
@@ -248,8 +276,13 @@ final class OnlineExchange: EngineTask {
             return DecodedPayload.plainText(response.body)
         }
         guard ASCIIMatch.contains(contentType, lowercased: "json") || ASCIIMatch.contains(contentType, lowercased: "xml") else {
-            // Media ($value of a stream, images...): raw bytes only.
-            return DecodedPayload.empty
+            // Media ($value of a stream, images...): raw bytes only. Anything else that is not
+            // OData (an SSO login page, a proxy's HTML, a body without a type) is not an
+            // empty success.
+            if plan.raw { return DecodedPayload.empty }
+            let shown = contentType.isEmpty ? "no Content-Type" : "Content-Type \"\(ResponseErrors.printable(contentType, limit: 100))\""
+            throw ODataStoreError(.protocol, "the service answered \(plan.method) \(job.path) with HTTP \(response.status) and \(shown), not OData JSON or XML (a login page?)",
+                                  httpStatus: response.status)
         }
         do {
             return try PayloadDecoder.decode(response.body, contentType: contentType, version: plan.version,
@@ -262,7 +295,8 @@ final class OnlineExchange: EngineTask {
     }
 
     private func failure(for response: HTTPResponse, method: String) -> RequestFailure {
-        let error = ResponseErrors.error(for: response, what: "\(method) \(job.path)")
+        let error = ResponseErrors.error(for: response, what: "\(method) \(job.path)",
+                                         maxText: engine.options.limits.maxErrorMessageBytes)
         var r = Response(raw: response)
         if error.odataCode != nil || error.odataMessage != nil {
             var inner = JSONObject()
@@ -278,7 +312,7 @@ final class OnlineExchange: EngineTask {
     /// The response of a request answered by one page.
     private func single(_ raw: HTTPResponse, _ payload: DecodedPayload) -> Response {
         var response = Response(raw: raw)
-        response.etag = payload.etag ?? raw.header("ETag")
+        response.etag = Self.usableETag(payload.etag ?? raw.header("ETag"))
         response.count = payload.count
         response.deltaLink = payload.deltaLink
         response.json = payload.json
@@ -290,7 +324,7 @@ final class OnlineExchange: EngineTask {
 
     private func assemble(_ pages: [DecodedPage]) -> Response {
         guard let last = pages.last else { return Response(status: 0) }
-        let etag = last.payload.etag ?? last.response.header("ETag")
+        let etag = Self.usableETag(last.payload.etag ?? last.response.header("ETag"))
         var response = Response(raw: last.response)
         response.etag = etag
         response.count = pages.first?.payload.count

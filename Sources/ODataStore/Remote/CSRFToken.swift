@@ -8,7 +8,9 @@ final class CSRFToken: Sendable {
     var current: String? { value.withLock { $0 } }
 
     func update(from response: HTTPResponse) {
-        guard let token = response.header("X-CSRF-Token"), !token.isEmpty,
+        // A token with CR, LF or NUL could never be sent back (it would split the header):
+        // it is not kept, so it cannot break the writes that follow.
+        guard let token = response.header("X-CSRF-Token"), !token.isEmpty, isValidHeaderValue(token),
               !asciiCaseInsensitiveEquals(token, "Required") else { return }
         value.withLock { $0 = token }
     }

@@ -4,16 +4,29 @@
 /// this percent-encodes what may not appear in a URL (spaces, quotes are fine, non-ASCII as
 /// UTF-8) while keeping existing `%XX` escapes, and encodes `+` in the query as `%2B` because
 /// many servers decode a literal `+` as a space. Full URLs are accepted only under the
-/// service root, so credentials are never sent to another host.
+/// service root (same scheme, host and port, and a path that starts with the root's), so
+/// credentials are never sent elsewhere; and no path may hold a `.` or `..` segment (also
+/// percent-encoded), which libcurl would resolve and so leave the root.
 enum RequestURL {
     static func make(serviceRoot: String, path: String) throws(ODataStoreError) -> String {
         if isAbsolute(path) {
             let root = serviceRoot.hasSuffix("/") ? serviceRoot : serviceRoot + "/"
+            let shown = URLRedaction.redactingPassword(path)
             guard let rootOrigin = origin(of: root), origin(of: path) == rootOrigin else {
-                throw .invalid("the URL \"\(path)\" is not on the service's host \(origin(of: root) ?? root)")
+                throw .invalid("the URL \"\(shown)\" is not on the service's host \(origin(of: root) ?? root)")
             }
+            guard !URLRedaction.hasUserinfo(path) else {
+                throw .invalid("the URL \"\(shown)\" must not contain user:password@")
+            }
+            let rootPath = pathAndQuery(of: root)
+            let requested = pathAndQuery(of: path)
+            guard requested.hasPrefix(rootPath) || requested + "/" == rootPath else {
+                throw .invalid("the URL \"\(shown)\" is not under the service root \(URLRedaction.redactingPassword(root))")
+            }
+            try checkDotSegments(String(requested.dropFirst(min(rootPath.count, requested.count))))
             return encode(path)
         }
+        try checkDotSegments(path)
         // root + "/" if missing + path without leading slashes, joined in one buffer; encoded
         // only when some byte needs it (most paths need nothing).
         var root = serviceRoot
@@ -82,6 +95,56 @@ enum RequestURL {
             }
             return starts("http://") || starts("https://")
         }
+    }
+
+    /// The part of an absolute URL after its authority ("/odata/Products?$top=1"), or "/".
+    private static func pathAndQuery(of url: String) -> String {
+        guard let schemeEnd = url.firstRange(of: "://") else { return url }
+        let rest = url[schemeEnd.upperBound...]
+        guard let slash = rest.firstIndex(where: { $0 == "/" || $0 == "?" || $0 == "#" }) else { return "/" }
+        let tail = String(rest[slash...])
+        return tail.hasPrefix("/") ? tail : "/" + tail
+    }
+
+    /// Refuses "." and ".." segments (also as %2E) in the resource part of a path: libcurl
+    /// removes them (RFC 3986 section 5.2.4), which moves the request out of the service root.
+    static func checkDotSegments(_ path: String) throws(ODataStoreError) {
+        var bytes = path
+        let bad: Int? = bytes.withUTF8 { p -> Int? in
+            var start = 0
+            var i = 0
+            while true {
+                let atEnd = i == p.count || p[i] == UInt8(ascii: "?") || p[i] == UInt8(ascii: "#")
+                if atEnd || p[i] == UInt8(ascii: "/") {
+                    if isDotSegment(UnsafeBufferPointer(rebasing: p[start..<i])) { return start }
+                    if atEnd { return nil }
+                    start = i + 1
+                }
+                i += 1
+            }
+        }
+        if let bad {
+            throw ODataStoreError(.invalidArgument,
+                                  "the resource path has a '.' or '..' segment at byte \(bad); paths must stay under the service root",
+                                  position: bad)
+        }
+    }
+
+    private static func isDotSegment(_ s: UnsafeBufferPointer<UInt8>) -> Bool {
+        var dots = 0
+        var i = 0
+        while i < s.count {
+            if s[i] == UInt8(ascii: ".") {
+                i += 1
+            } else if s[i] == UInt8(ascii: "%"), i + 2 < s.count, s[i + 1] == UInt8(ascii: "2"),
+                      s[i + 2] | 0x20 == UInt8(ascii: "e") {
+                i += 3
+            } else {
+                return false
+            }
+            dots += 1
+        }
+        return dots == 1 || dots == 2
     }
 
     /// scheme://host[:port] of an absolute URL, lowercased, default ports removed.

@@ -13,6 +13,8 @@ final class ServiceSession: Sendable {
     /// The service root with a trailing slash.
     let serviceRoot: String
     private let loaded: Locked<ServiceState>
+    /// The thread reading `metadataPath` (never the caller's: `ods_store_open` returns at once).
+    private let reader = Locked<JoinableThread?>(nil)
 
     /// What is known about the service, replaced as a whole when `$metadata` is loaded: a
     /// request takes one reference instead of copying the model under the lock.
@@ -51,6 +53,11 @@ final class ServiceSession: Sendable {
 
     /// A session over a new libcurl transport configured from the store's options.
     static func make(options: StoreOptions) throws(ODataStoreError) -> ServiceSession {
+        if options.metadataDocument == nil, let path = options.metadataPath {
+            // Checked here, on the caller's thread, with stat() (which never blocks: a FIFO
+            // or a device is refused without being opened); read in the background.
+            try LocalFile.check(path, limit: options.limits.maxResponseBytes)
+        }
         let configuration = CurlTransportConfiguration(
             caBundlePath: options.caBundlePath,
             verifyTLS: !options.insecureSkipTLSVerify,
@@ -58,7 +65,10 @@ final class ServiceSession: Sendable {
             defaultTimeoutMilliseconds: options.requestTimeoutMilliseconds,
             maxConnectionsPerHost: max(options.maxConnections, 1),
             maxTotalConnections: max(options.maxConnections, 1),
-            userAgent: options.userAgent)
+            userAgent: options.userAgent,
+            maxResponseBodyBytes: options.limits.maxResponseBytes,
+            maxCompressionRatio: options.limits.maxCompressionRatio,
+            compressionRatioThreshold: StoreLimits.compressionRatioThreshold)
         let transport: CurlTransport
         do {
             transport = try CurlTransport(configuration: configuration)
@@ -109,6 +119,30 @@ final class ServiceSession: Sendable {
         return result
     }
 
+    /// What is retried, and how often (the store's `max_retries`).
+    var retryPolicy: RetryPolicy { RetryPolicy(maxRetries: options.limits.maxRetries) }
+
+    /// Sends `request`, retrying as `retryPolicy` allows; `record` is told each attempt's
+    /// transport id (for cancellation) and `completion` gets the last attempt's result.
+    func send(_ request: HTTPRequest, retry: Int = 0, delayMilliseconds: Int = 0,
+              record: @escaping @Sendable (UInt64) -> Void = { _ in },
+              completion: @escaping @Sendable (Result<HTTPResponse, HTTPTransportError>) -> Void) {
+        let policy = retryPolicy
+        let id = transport.send(request, delayMilliseconds: delayMilliseconds) { [self] result in
+            let delay: Int?
+            switch result {
+            case .success(let response): delay = policy.delay(after: response, method: request.method, retry: retry)
+            case .failure(let error): delay = policy.delay(after: error, method: request.method, retry: retry)
+            }
+            if let delay {
+                send(request, retry: retry + 1, delayMilliseconds: delay, record: record, completion: completion)
+            } else {
+                completion(result)
+            }
+        }
+        record(id)
+    }
+
     /// A request's time limit: its own when set, else the store's.
     func timeout(_ requested: Int) -> Int {
         requested > 0 ? requested : options.requestTimeoutMilliseconds
@@ -124,7 +158,15 @@ final class ServiceSession: Sendable {
             return
         }
         if let path = options.metadataPath {
-            completion(LocalFile.read(path).flatMap { load($0) })
+            let limit = options.limits.maxResponseBytes
+            do {
+                let thread = try JoinableThread { [self] in
+                    completion(LocalFile.read(path, limit: limit).flatMap { load($0) })
+                }
+                reader.withLock { $0 = thread }
+            } catch {
+                completion(.failure(ODataStoreError(.noMemory, "cannot start a thread to read metadata_path: \(error)")))
+            }
             return
         }
         fetchMetadata { [self] result in completion(result.flatMap { load($0) }) }
@@ -138,12 +180,13 @@ final class ServiceSession: Sendable {
         if options.csrfProtection { headers.append(("X-CSRF-Token", "Fetch")) }
         let request = HTTPRequest(method: "GET", url: serviceRoot + "$metadata", headers: headers,
                                   timeoutMilliseconds: options.requestTimeoutMilliseconds)
-        transport.send(request) { [self] result in
+        send(request) { [self] result in
             switch result {
             case .success(let response):
                 csrf.update(from: response)
                 guard (200..<300).contains(response.status) else {
-                    completion(.failure(ResponseErrors.error(for: response, what: "loading $metadata")))
+                    completion(.failure(ResponseErrors.error(for: response, what: "loading $metadata",
+                                                                maxText: options.limits.maxErrorMessageBytes)))
                     return
                 }
                 completion(.success(response.body))
@@ -157,6 +200,12 @@ final class ServiceSession: Sendable {
     func load(_ document: [UInt8]) -> Result<Void, ODataStoreError> {
         do {
             let model = try MetadataParser.parse(document)
+            if let expected = options.odataVersion, expected != model.version {
+                // Reading a V4 service as V2 (or the reverse) would decode every answer with
+                // the wrong reader and leak the other version's annotations into the shape.
+                return .failure(ODataStoreError(.protocol,
+                    "odata_version is \(expected.rawValue) but the service's $metadata is OData \(model.version.rawValue)"))
+            }
             install(model, document: document)
             return .success(())
         } catch {
@@ -174,25 +223,60 @@ final class ServiceSession: Sendable {
 
     func shutdown() {
         transport.shutdown()
+        reader.withLock { $0 }?.join()
     }
 }
 
-/// Reads a local file (the `$metadata` given by path).
+/// Reads a local file (the `$metadata` given by path): a regular file only (a FIFO or a
+/// device could block or never end), at most `limit` bytes.
 enum LocalFile {
-    static func read(_ path: String) -> Result<[UInt8], ODataStoreError> {
-        guard let f = fopen(path, "rb") else {
-            return .failure(ODataStoreError(.io, "cannot open \(path): \(String(cString: strerror(errno)))"))
+    /// Refuses a path that is missing, not a regular file, or larger than `limit`; never blocks.
+    static func check(_ path: String, limit: Int) throws(ODataStoreError) {
+        var st = stat()
+        guard stat(path, &st) == 0 else {
+            throw ODataStoreError(.io, "cannot open metadata_path \(path): \(String(cString: strerror(errno)))")
         }
-        defer { fclose(f) }
+        try checkStat(st, path, limit: limit)
+    }
+
+    private static func checkStat(_ st: stat, _ path: String, limit: Int) throws(ODataStoreError) {
+        guard (st.st_mode & S_IFMT) == S_IFREG else {
+            throw ODataStoreError(.io, "metadata_path \(path) is not a regular file")
+        }
+        guard Int(st.st_size) <= limit else {
+            throw ODataStoreError(.limit, "metadata_path \(path) has \(st.st_size) bytes, more than max_response_bytes (\(limit))")
+        }
+    }
+
+    static func read(_ path: String, limit: Int) -> Result<[UInt8], ODataStoreError> {
+        let fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        guard fd >= 0 else {
+            return .failure(ODataStoreError(.io, "cannot open metadata_path \(path): \(String(cString: strerror(errno)))"))
+        }
+        defer { close(fd) }
+        var st = stat()
+        guard fstat(fd, &st) == 0 else {
+            return .failure(ODataStoreError(.io, "cannot read metadata_path \(path): \(String(cString: strerror(errno)))"))
+        }
+        do {
+            try checkStat(st, path, limit: limit)
+        } catch {
+            return .failure(error)
+        }
         var bytes: [UInt8] = []
+        bytes.reserveCapacity(Int(st.st_size))
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
-            let n = chunk.withUnsafeMutableBytes { fread($0.baseAddress, 1, 65536, f) }
-            if n > 0 { bytes.append(contentsOf: chunk[0..<n]) }
-            if n < 65536 {
-                if ferror(f) != 0 { return .failure(ODataStoreError(.io, "cannot read \(path)")) }
-                break
+            let n = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return .failure(ODataStoreError(.io, "cannot read metadata_path \(path): \(String(cString: strerror(errno)))"))
             }
+            if n == 0 { break }
+            guard bytes.count + n <= limit else {
+                return .failure(ODataStoreError(.limit, "metadata_path \(path) grew past max_response_bytes (\(limit))"))
+            }
+            bytes.append(contentsOf: chunk[0..<n])
         }
         return .success(bytes)
     }

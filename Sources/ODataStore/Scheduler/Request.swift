@@ -1,3 +1,4 @@
+import Synchronization
 
 /// One OData request: created unstarted, configured, then started; results arrive through
 /// its delegate and/or completion.
@@ -28,8 +29,13 @@ public final class Request: Sendable {
         var timeoutMilliseconds = 0
         var context: (any Sendable)?
         var task: (any EngineTask)?
+        /// What the request delivered, once its last callback has returned.
+        var outcome: Result<Response, RequestFailure>?
     }
     private let mutable = Locked(Mutable())
+    /// Set (under `deliveredSignal`) once every callback of the request has returned.
+    private let delivered = Atomic<Bool>(false)
+    private let deliveredSignal = ConditionLock()
 
     init(store: Store, id: UInt64, mode: RequestMode, path: String, url: String, body: String?) {
         self.store = store
@@ -105,6 +111,55 @@ public final class Request: Sendable {
         }
     }
 
+    /// What the request delivered (its response, or its error and the service's error
+    /// response), once its last callback has returned; nil before.
+    public var outcome: Result<Response, RequestFailure>? { mutable.withLock { $0.outcome } }
+
+    /// True once the request's last callback has returned.
+    public var isDelivered: Bool { delivered.load(ordering: .acquiring) }
+
+    /// Blocks until the request's last callback has returned, or `timeoutMilliseconds` have
+    /// passed (negative: no limit). In queue mode the waiting thread delivers the store's
+    /// callbacks meanwhile (those of other requests too), as `Store.dispatch` does. Returns
+    /// false on timeout (the request goes on). Throws `.invalidState` when the request was not
+    /// started, or when called from a callback of its store (it would wait for itself).
+    public func wait(timeoutMilliseconds: Int) throws(ODataStoreError) -> Bool {
+        if state == .new { throw .state("the request was not started") }
+        if isDelivered { return true }
+        if store.isInCallback {
+            throw .state("a request cannot be waited for from a callback of its store (the callback would wait for itself)")
+        }
+        let deadline = timeoutMilliseconds >= 0 ? MonotonicClock.deadline(afterMilliseconds: timeoutMilliseconds) : nil
+        if store.options.dispatch == .queue {
+            while !isDelivered {
+                var remaining = -1
+                if let deadline {
+                    let now = MonotonicClock.now()
+                    if now >= deadline { return false }
+                    remaining = Int((deadline - now + 999_999) / 1_000_000)
+                }
+                do {
+                    _ = try store.dispatch(timeoutMilliseconds: remaining, until: { self.isDelivered })
+                } catch {
+                    // Closed or closing: ods_store_close delivers every terminal callback
+                    // itself, so wait for that as in thread mode.
+                    break
+                }
+            }
+            if isDelivered { return true }
+        }
+        deliveredSignal.lock()
+        defer { deliveredSignal.unlock() }
+        while !isDelivered {
+            if let deadline {
+                if !deliveredSignal.wait(untilNanoseconds: deadline) { return isDelivered }
+            } else {
+                deliveredSignal.wait()
+            }
+        }
+        return true
+    }
+
     /// Cancels a started request: it fails with `.cancelled`. Throws `.invalidState` when not
     /// started or already done.
     public func cancel() throws(ODataStoreError) {
@@ -152,6 +207,18 @@ public final class Request: Sendable {
             m.task = task
             return true
         }
+    }
+
+    /// Records the outcome and wakes `wait`ers; after the last callback (or instead of the
+    /// callbacks when the store could no longer deliver them).
+    func markDelivered(_ outcome: Result<Response, RequestFailure>) {
+        mutable.withLock { $0.outcome = outcome }
+        deliveredSignal.withLock {
+            delivered.store(true, ordering: .releasing)
+            deliveredSignal.broadcast()
+        }
+        // Queue mode: a thread waiting in `dispatch(until:)` re-checks when it wakes; the
+        // batch that ran this callback ends with a broadcast of the queue's own condition.
     }
 
     /// Drops delegate and completion after the last callback, breaking reference cycles.

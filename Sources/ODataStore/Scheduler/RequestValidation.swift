@@ -4,7 +4,7 @@ enum RequestValidation {
     static let maximumPathLength = 64 * 1024
 
     static func check(mode: RequestMode, path: String, body: String?) throws(ODataStoreError) {
-        guard !path.isEmpty else { throw .invalid("the resource path is empty") }
+        // "" is the service document (the root itself), as "/" is.
         guard path.utf8.count <= maximumPathLength else {
             throw .invalid("the resource path is longer than \(maximumPathLength) bytes")
         }

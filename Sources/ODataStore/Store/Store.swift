@@ -87,12 +87,10 @@ public final class Store: Sendable {
         case .mixed:
             throw ODataStoreError(.unsupported, "mixed stores are not available in this release")
         }
-        let root = o.serviceRoot
-        guard root.hasPrefix("http://") || root.hasPrefix("https://"), root.utf8.count > 8 else {
-            throw .invalid("service_root must be an http:// or https:// URL, got \"\(root)\"")
-        }
-        guard isValidHeaderValue(root), !root.utf8.contains(where: { $0 == 32 }) else {
-            throw .invalid("service_root contains spaces or control characters")
+        try ServiceRootRules.check(o.serviceRoot)
+        if let problem = o.limits.validationProblem() { throw .invalid(problem) }
+        guard isValidHeaderValue(o.userAgent) else {
+            throw .invalid("user_agent must not contain CR, LF or NUL")
         }
         guard o.connectTimeoutMilliseconds >= 0, o.requestTimeoutMilliseconds >= 0 else {
             throw .invalid("timeouts must not be negative")
@@ -104,8 +102,11 @@ public final class Store: Sendable {
             throw .invalid("invalid header \"\(h.name)\"")
         }
         if case .basic(let user, let password) = o.authentication {
-            guard isValidHeaderValue(user), isValidHeaderValue(password), !user.contains(":") else {
-                throw .invalid("basic-auth username must not contain ':' or control characters")
+            guard isValidHeaderValue(user), !user.contains(":") else {
+                throw .invalid("basic-auth username must not contain ':', CR, LF or NUL")
+            }
+            guard isValidHeaderValue(password) else {
+                throw .invalid("basic-auth password must not contain CR, LF or NUL")
             }
         }
         if case .bearer(let token) = o.authentication {
@@ -229,6 +230,12 @@ public final class Store: Sendable {
         try callbacks.dispatch(timeoutMilliseconds: timeoutMilliseconds)
     }
 
+    /// Queue mode: like `dispatch`, but returns as soon as `done` is true (checked whenever a
+    /// batch of callbacks has been delivered, by this thread or another).
+    func dispatch(timeoutMilliseconds: Int, until done: () -> Bool) throws(ODataStoreError) -> Int {
+        try callbacks.dispatch(timeoutMilliseconds: timeoutMilliseconds, until: done)
+    }
+
     /// True while the calling thread runs one of this store's callbacks.
     public var isInCallback: Bool { callbacks.isDeliveringOnCurrentThread }
 
@@ -269,6 +276,9 @@ public final class Store: Sendable {
         enum Next { case hold, run, fail(ODataStoreError) }
         let next: Next = try table.withLock { (t) throws(ODataStoreError) -> Next in
             guard t.accepting else { throw ODataStoreError(.closed, "the store is closing or closed") }
+            guard t.inFlight.count < options.limits.maxPendingRequests else {
+                throw ODataStoreError(.limit, "\(t.inFlight.count) requests are pending in this store (max_pending_requests is \(options.limits.maxPendingRequests))")
+            }
             t.inFlight[request.id] = request
             switch t.state {
             case .opening:
@@ -349,10 +359,12 @@ public final class Store: Sendable {
             completion?(request, outcome)
             request.releaseCallbacks()
             self.retire(request)
+            request.markDelivered(outcome)
         }
         if !queued {
             request.releaseCallbacks()
             t.inFlight[request.id] = nil
+            request.markDelivered(outcome)
         }
         return .some(claimed.task)
     }

@@ -26,6 +26,8 @@ public struct StoreOptions: Sendable {
     /// A file holding the `$metadata` document (read when the store opens); ignored when
     /// `metadataDocument` is set.
     public var metadataPath: String? = nil
+    /// Bounds on responses, pages, error text and pending requests (see `StoreLimits`).
+    public var limits = StoreLimits()
 
 
     // MARK: Offline stores

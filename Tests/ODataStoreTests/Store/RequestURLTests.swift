@@ -27,6 +27,21 @@ struct RequestURLTests {
         #expect(throws: ODataStoreError.self) { try RequestURL.make(serviceRoot: root, path: "http://127.0.0.1:8081/odata/Products") }
         #expect(RequestURL.origin(of: "HTTPS://Host.Example:443/x") == "https://host.example")
         #expect(RequestURL.origin(of: "http://user@h:80/") == "http://h")
+        // The host is not enough: the path must lie under the root's, without credentials.
+        #expect(throws: ODataStoreError.self) { try RequestURL.make(serviceRoot: root, path: "http://127.0.0.1:8080/admin/secret") }
+        #expect(throws: ODataStoreError.self) { try RequestURL.make(serviceRoot: root, path: "http://127.0.0.1:8080/odatax/P") }
+        #expect(throws: ODataStoreError.self) { try RequestURL.make(serviceRoot: root, path: "http://u:p@127.0.0.1:8080/odata/P") }
+        #expect(try RequestURL.make(serviceRoot: root, path: "http://127.0.0.1:8080/odata") == "http://127.0.0.1:8080/odata")
+    }
+
+    @Test func refusesDotSegmentsThatLibcurlWouldResolve() throws {
+        for path in ["..", "../x", "a/../../x", "./a", "a/.", "%2e%2E/x", "a/.%2e", "a/..?$top=1", "/../x"] {
+            #expect(throws: ODataStoreError.self, "\(path)") { try RequestURL.make(serviceRoot: root, path: path) }
+        }
+        for path in ["a..b", "...", "Customers('..')", "P?$filter=Name eq '../x'", "a/.b", ".x"] {
+            #expect(throws: Never.self, "\(path)") { try RequestURL.make(serviceRoot: root, path: path) }
+        }
+        #expect(throws: ODataStoreError.self) { try RequestURL.make(serviceRoot: root, path: root + "a/../../b") }
     }
 }
 
@@ -42,7 +57,7 @@ struct RequestValidationTests {
                 #expect(error.position == position, "\(path): \(error)")
             }
         }
-        #expect(throws: ODataStoreError.self) { try RequestValidation.check(mode: .read, path: "", body: nil) }
+        #expect(throws: Never.self) { try RequestValidation.check(mode: .read, path: "", body: nil) }  // the service document
         // The query part is the service's business: parentheses in a $filter string literal are fine.
         #expect(throws: Never.self) { try RequestValidation.check(mode: .read, path: "P?$filter=Name eq ')'", body: nil) }
         #expect(throws: Never.self) { try RequestValidation.check(mode: .read, path: "Customers('O''NEIL')", body: nil) }

@@ -9,6 +9,8 @@ final class CurlTransfer {
     // Confined to the transport thread, never accessed re-entrantly: no dynamic exclusivity checks.
     @exclusivity(unchecked) private var completion: (@Sendable (Result<HTTPResponse, HTTPTransportError>) -> Void)?
     let maxBodyBytes: Int
+    let maxCompressionRatio: Int
+    let compressionRatioThreshold: Int
 
     /// Headers of the response being received; reset at each status line (1xx, redirects).
     @exclusivity(unchecked) var responseHeaders = HTTPHeaderFields()
@@ -16,11 +18,13 @@ final class CurlTransfer {
     /// Set by a callback that stopped the transfer (body too large, ...).
     @exclusivity(unchecked) var callbackFailure: HTTPTransportError?
 
-    init(id: UInt64, easy: CurlEasy, maxBodyBytes: Int,
+    init(id: UInt64, easy: CurlEasy, maxBodyBytes: Int, maxCompressionRatio: Int = 0, compressionRatioThreshold: Int = 1 << 20,
          completion: @escaping @Sendable (Result<HTTPResponse, HTTPTransportError>) -> Void) {
         self.id = id
         self.easy = easy
         self.maxBodyBytes = maxBodyBytes
+        self.maxCompressionRatio = maxCompressionRatio
+        self.compressionRatioThreshold = compressionRatioThreshold
         self.completion = completion
         easy.errorBuffer[0] = 0
     }
@@ -38,6 +42,14 @@ final class CurlTransfer {
 
     /// Handles one header line as libcurl delivers it (CRLF included).
     func receiveHeaderLine(_ line: UnsafeBufferPointer<UInt8>) {
+        HeaderLineParser.receive(line, into: &responseHeaders)
+    }
+}
+
+/// Response header lines as libcurl hands them over, into `HTTPHeaderFields` (also driven by
+/// the HTTP fuzz target, `FuzzEntryPoints.httpResponse`).
+enum HeaderLineParser {
+    static func receive(_ line: UnsafeBufferPointer<UInt8>, into responseHeaders: inout HTTPHeaderFields) {
         var end = line.count
         while end > 0, line[end - 1] == 0x0A || line[end - 1] == 0x0D { end -= 1 }
         if end == 0 { return }  // the blank line that ends a header block
@@ -69,6 +81,7 @@ final class CurlTransfer {
     }
 }
 
+
 // MARK: - libcurl callbacks (C calling convention; no Swift error or trap crosses them)
 
 /// CURLOPT_WRITEFUNCTION: appends body bytes. Returning less than given aborts the transfer
@@ -81,10 +94,21 @@ let curlWriteCallback: ods_curl_data_cb = { data, size, count, context in
     if total == 0 { return 0 }
     guard let data else { return 0 }
     if transfer.maxBodyBytes > 0, transfer.body.count > transfer.maxBodyBytes - total {
-        transfer.callbackFailure = .io("response body exceeds the limit of \(transfer.maxBodyBytes) bytes")
+        transfer.callbackFailure = .limit(.responseBytes, "the response body is larger than \(transfer.maxBodyBytes) bytes")
         return 0
     }
     transfer.body.append(contentsOf: UnsafeRawBufferPointer(start: data, count: total))
+    if transfer.maxCompressionRatio > 0, transfer.body.count > transfer.compressionRatioThreshold {
+        // The bytes received so far (CURLINFO_SIZE_DOWNLOAD_T counts the body as it came off
+        // the wire, before content decoding) against what they decompressed to.
+        var received: curl_off_t = 0
+        if ods_curl_easy_getinfo_off(transfer.easy.handle, CURLINFO_SIZE_DOWNLOAD_T, &received) == CURLE_OK,
+           received > 0, transfer.body.count / Int(received) > transfer.maxCompressionRatio {
+            transfer.callbackFailure = .limit(.compressionRatio,
+                "the response body decompressed from \(received) to more than \(transfer.body.count) bytes (a ratio over \(transfer.maxCompressionRatio))")
+            return 0
+        }
+    }
     return total
 }
 

@@ -66,11 +66,18 @@ public final class CurlTransport: HTTPTransport {
     @discardableResult
     public func send(_ request: HTTPRequest,
                      completion: @escaping @Sendable (Result<HTTPResponse, HTTPTransportError>) -> Void) -> UInt64 {
+        send(request, delayMilliseconds: 0, completion: completion)
+    }
+
+    @discardableResult
+    public func send(_ request: HTTPRequest, delayMilliseconds: Int,
+                     completion: @escaping @Sendable (Result<HTTPResponse, HTTPTransportError>) -> Void) -> UInt64 {
+        let notBefore: UInt64 = delayMilliseconds > 0 ? MonotonicClock.deadline(afterMilliseconds: delayMilliseconds) : 0
         let (id, accepted, wake) = shared.inbox.withLock { inbox -> (UInt64, Bool, Bool) in
             let id = inbox.nextID
             inbox.nextID &+= 1
             if inbox.shutdownRequested { return (id, false, false) }
-            inbox.starts.append(CurlPendingSend(id: id, request: request, completion: completion))
+            inbox.starts.append(CurlPendingSend(id: id, request: request, notBefore: notBefore, completion: completion))
             return (id, true, inbox.claimWakeup())
         }
         if wake { shared.wakeWorker() }
@@ -127,6 +134,8 @@ private let curlGlobalInitResult: UInt32 = ods_curl_global_init_default().rawVal
 struct CurlPendingSend: Sendable {
     let id: UInt64
     let request: HTTPRequest
+    /// `MonotonicClock` time before which it must not start (0: at once); a retry's backoff.
+    let notBefore: UInt64
     let completion: @Sendable (Result<HTTPResponse, HTTPTransportError>) -> Void
 }
 

@@ -38,9 +38,15 @@ public struct CurlTransportConfiguration: Sendable, Equatable {
     /// Ask for compressed responses (gzip, deflate, br, zstd as libcurl supports) and
     /// decompress them; the body handed out is always the decompressed one.
     public var acceptCompressedResponses: Bool
-    /// Largest response body accepted, in bytes; a larger one fails the exchange with `.io`.
-    /// 0 means no limit.
+    /// Largest response body accepted, in bytes after decompression; a larger one fails the
+    /// exchange with `.limit(.responseBytes, ...)` as soon as it passes the limit (nothing
+    /// beyond it is buffered). 0 means no limit.
     public var maxResponseBodyBytes: Int
+    /// Largest ratio of decompressed to received body bytes, checked once the decompressed body
+    /// is past `compressionRatioThreshold` bytes; a larger one fails the exchange with
+    /// `.limit(.compressionRatio, ...)`. 0 means no limit.
+    public var maxCompressionRatio: Int
+    public var compressionRatioThreshold: Int
     /// How many finished easy handles are kept for reuse (curl_easy_reset) instead of freed.
     public var easyHandlePoolSize: Int
     /// Keeps cookies the service sets (in memory, for the transport's life) and sends them
@@ -60,6 +66,8 @@ public struct CurlTransportConfiguration: Sendable, Equatable {
                 maxRedirects: Int = 5,
                 acceptCompressedResponses: Bool = true,
                 maxResponseBodyBytes: Int = 0,
+                maxCompressionRatio: Int = 0,
+                compressionRatioThreshold: Int = 1 << 20,
                 easyHandlePoolSize: Int = 16,
                 cookies: Bool = true) {
         self.caBundlePath = caBundlePath
@@ -75,6 +83,8 @@ public struct CurlTransportConfiguration: Sendable, Equatable {
         self.maxRedirects = maxRedirects
         self.acceptCompressedResponses = acceptCompressedResponses
         self.maxResponseBodyBytes = maxResponseBodyBytes
+        self.maxCompressionRatio = maxCompressionRatio
+        self.compressionRatioThreshold = compressionRatioThreshold
         self.easyHandlePoolSize = easyHandlePoolSize
         self.cookies = cookies
     }
@@ -87,6 +97,8 @@ public struct CurlTransportConfiguration: Sendable, Equatable {
         if maxTotalConnections <= 0 { return "maxTotalConnections must be > 0" }
         if maxRedirects < 0 { return "maxRedirects must be >= 0" }
         if maxResponseBodyBytes < 0 { return "maxResponseBodyBytes must be >= 0" }
+        if maxCompressionRatio < 0 { return "maxCompressionRatio must be >= 0" }
+        if compressionRatioThreshold < 0 { return "compressionRatioThreshold must be >= 0" }
         if easyHandlePoolSize < 0 { return "easyHandlePoolSize must be >= 0" }
         for (name, text) in [("userAgent", userAgent), ("caBundlePath", caBundlePath ?? ""), ("proxy", proxy ?? "")]
         where text.utf8.contains(0) {

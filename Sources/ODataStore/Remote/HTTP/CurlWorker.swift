@@ -15,6 +15,16 @@ final class CurlWorker: @unchecked Sendable {
     // Confined to the transport thread (no dynamic exclusivity checks needed).
     @exclusivity(unchecked) private var active: [UInt64: CurlTransfer] = [:]
     @exclusivity(unchecked) private var idleHandles: [CurlEasy] = []
+    /// Sends not yet handed to libcurl, in order: at most `maxActive` transfers are in libcurl
+    /// at once (it could not run more: they would wait for a connection, each holding an easy
+    /// handle, and libcurl 7.88 scans its pending list on every removal, which made closing
+    /// with many requests pending quadratic). Waiting here costs no libcurl state.
+    @exclusivity(unchecked) private var queued: [UInt64: CurlPendingSend] = [:]
+    @exclusivity(unchecked) private var queueOrder: [UInt64] = []
+    @exclusivity(unchecked) private var queueHead = 0
+    /// Sends whose `notBefore` is still ahead (retries waiting out their backoff), earliest first.
+    @exclusivity(unchecked) private var delayed: [CurlPendingSend] = []
+    private var maxActive: Int { max(configuration.maxTotalConnections, 1) }
     /// Cookies shared by every easy handle (session cookies such as SAP's, which a CSRF
     /// token is bound to). Used only on the transport thread, so it needs no lock callbacks.
     private let cookieShare: UnsafeMutableRawPointer?
@@ -46,17 +56,24 @@ final class CurlWorker: @unchecked Sendable {
             }
             if stopping {
                 // Sends that never started are closed; explicit cancels still say so.
-                for pending in starts { pending.completion(.failure(.closed)) }
                 for id in cancels { cancel(id) }
+                for pending in starts { pending.completion(.failure(.closed)) }
                 break
             }
-            for pending in starts { start(pending) }
+            for pending in starts { enqueue(pending) }
             for id in cancels { cancel(id) }
+            releaseDueDelayed()
+            startQueued()
 
             var running: Int32 = 0
             _ = curl_multi_perform(multi, &running)
             // The callback threads are woken once, after every finished exchange is queued.
             DeferredWakeups.deferring { collectFinished() }
+            releaseDueDelayed()
+            if !queued.isEmpty && active.count < maxActive {
+                startQueued()
+                continue  // perform the new transfers before sleeping
+            }
 
             // Sleeps until socket activity, a libcurl timer, curl_multi_wakeup or 1 s, unless
             // work arrived meanwhile (senders wake the worker only while it sleeps).
@@ -66,7 +83,13 @@ final class CurlWorker: @unchecked Sendable {
                 return true
             }
             if sleep {
-                let polled = curl_multi_poll(multi, nil, 0, 1000, nil)
+                var timeout: Int32 = 1000
+                if let first = delayed.first {
+                    let now = MonotonicClock.now()
+                    let ms = first.notBefore > now ? (first.notBefore - now + 999_999) / 1_000_000 : 0
+                    timeout = Int32(min(UInt64(timeout), ms))
+                }
+                let polled = curl_multi_poll(multi, nil, 0, timeout, nil)
                 shared.inbox.withLock { inbox in
                     inbox.workerSleeping = false
                     inbox.wakeupSent = false
@@ -81,12 +104,53 @@ final class CurlWorker: @unchecked Sendable {
 
     // MARK: - Starting
 
+    private func enqueue(_ pending: CurlPendingSend) {
+        if pending.notBefore > 0, pending.notBefore > MonotonicClock.now() {
+            let at = delayed.firstIndex { $0.notBefore > pending.notBefore } ?? delayed.count
+            delayed.insert(pending, at: at)
+            return
+        }
+        queued[pending.id] = pending
+        queueOrder.append(pending.id)
+    }
+
+    /// Moves delayed sends whose time has come to the queue.
+    private func releaseDueDelayed() {
+        guard let first = delayed.first else { return }
+        let now = MonotonicClock.now()
+        guard first.notBefore <= now else { return }
+        let due = delayed.prefix { $0.notBefore <= now }
+        delayed.removeFirst(due.count)
+        for pending in due {
+            queued[pending.id] = pending
+            queueOrder.append(pending.id)
+        }
+    }
+
+    /// Hands queued sends to libcurl while fewer than `maxActive` transfers run.
+    private func startQueued() {
+        while active.count < maxActive, queueHead < queueOrder.count {
+            let id = queueOrder[queueHead]
+            queueHead += 1
+            if let pending = queued.removeValue(forKey: id) { start(pending) }  // else cancelled while queued
+        }
+        if queueHead == queueOrder.count {
+            queueOrder.removeAll(keepingCapacity: queueOrder.count < 4096)
+            queueHead = 0
+        } else if queueHead > 4096, queueHead * 2 > queueOrder.count {
+            queueOrder.removeFirst(queueHead)
+            queueHead = 0
+        }
+    }
+
     private func start(_ pending: CurlPendingSend) {
         guard let easy = idleHandles.popLast() ?? CurlEasy() else {
             pending.completion(.failure(.io("curl_easy_init failed")))
             return
         }
         let transfer = CurlTransfer(id: pending.id, easy: easy, maxBodyBytes: configuration.maxResponseBodyBytes,
+                                    maxCompressionRatio: configuration.maxCompressionRatio,
+                                    compressionRatioThreshold: configuration.compressionRatioThreshold,
                                     completion: pending.completion)
         if let problem = configure(transfer, for: pending.request) {
             recycle(easy)
@@ -158,6 +222,12 @@ final class CurlWorker: @unchecked Sendable {
         if !plainGET {
             let method = request.method
             let body = request.body
+            if method == "POST" || method == "PATCH" || method == "MERGE" {
+                // A request that must not run twice goes on a new connection: libcurl silently
+                // re-sends a request whose reused connection dies before any answer, and the
+                // server may have acted on it (RFC 9110 9.2.2). On a fresh connection it never does.
+                options.long(CURLOPT_FRESH_CONNECT, 1, "FRESH_CONNECT")
+            }
             if method == "HEAD" && body.isEmpty {
                 options.long(CURLOPT_NOBODY, 1, "NOBODY")
             } else {
@@ -294,6 +364,14 @@ final class CurlWorker: @unchecked Sendable {
     }
 
     private func cancel(_ id: UInt64) {
+        if let pending = queued.removeValue(forKey: id) {
+            pending.completion(.failure(.cancelled))
+            return
+        }
+        if let i = delayed.firstIndex(where: { $0.id == id }) {
+            delayed.remove(at: i).completion(.failure(.cancelled))
+            return
+        }
         guard let transfer = active.removeValue(forKey: id) else { return }  // already finished
         _ = curl_multi_remove_handle(multi, transfer.easy.handle)
         recycle(transfer.easy)
@@ -327,6 +405,14 @@ final class CurlWorker: @unchecked Sendable {
 
     /// Shutdown: every transfer still in flight ends with `.closed`; libcurl state is freed.
     private func closeEverything() {
+        let waiting = queueOrder[queueHead...].compactMap { queued.removeValue(forKey: $0) }
+        queued.removeAll()
+        queueOrder.removeAll()
+        queueHead = 0
+        for pending in waiting { pending.completion(.failure(.closed)) }
+        let sleeping = delayed
+        delayed.removeAll()
+        for pending in sleeping { pending.completion(.failure(.closed)) }
         let inFlight = active.values.sorted { $0.id < $1.id }
         active.removeAll()
         for transfer in inFlight {

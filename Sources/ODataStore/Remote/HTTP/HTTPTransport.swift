@@ -8,6 +8,11 @@ public protocol HTTPTransport: Sendable {
     @discardableResult
     func send(_ request: HTTPRequest,
               completion: @escaping @Sendable (Result<HTTPResponse, HTTPTransportError>) -> Void) -> UInt64
+    /// Starts an exchange after at least `delayMilliseconds` (a retry's backoff); until then
+    /// it holds no connection and `cancel` ends it at once.
+    @discardableResult
+    func send(_ request: HTTPRequest, delayMilliseconds: Int,
+              completion: @escaping @Sendable (Result<HTTPResponse, HTTPTransportError>) -> Void) -> UInt64
     /// Cancels an exchange; its completion gets `.cancelled` unless it already completed.
     func cancel(_ id: UInt64)
     /// Cancels everything in flight (each completion gets `.cancelled` or `.closed`), stops

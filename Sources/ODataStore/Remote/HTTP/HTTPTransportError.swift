@@ -12,4 +12,14 @@ public enum HTTPTransportError: Error, Sendable, Equatable {
     case io(String)
     /// The transport is shut down.
     case closed
+    /// The response went past one of the configuration's limits and was abandoned.
+    case limit(HTTPLimit, String)
+}
+
+/// The limits of a `CurlTransport` that a response can reach.
+public enum HTTPLimit: Sendable, Equatable {
+    /// `CurlTransportConfiguration.maxResponseBodyBytes`.
+    case responseBytes
+    /// `CurlTransportConfiguration.maxCompressionRatio`.
+    case compressionRatio
 }

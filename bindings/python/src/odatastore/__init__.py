@@ -22,10 +22,11 @@ from typing import Any, Optional
 
 from . import _ffi
 from ._errors import (
-    ECANCELLED, ECLOSED, ECONFLICT, EFORBIDDEN, EHTTP, EINVAL, EIO, ENOMEM, ENOTFOUND, ENOTINSCOPE, EOFFLINE,
+    ECANCELLED, ECLOSED, ECONFLICT, EFORBIDDEN, EHTTP, EINVAL, EIO, ELIMIT, ENOMEM, ENOTFOUND, ENOTINSCOPE,
+    EOFFLINE,
     EPRECONDITION, EPROTOCOL, ERROR, ESERVER, ESTATE, ESYNTAX, ETIMEOUT, ETLS, EUNAUTHORIZED, EUNSUPPORTED, OK,
     CancelledError, ClosedError, ConflictError, Error, ForbiddenError, HTTPError, InvalidArgumentError,
-    IOFailureError, LibraryError, NotFoundError, NotInScopeError, ODataSyntaxError, OfflineError,
+    IOFailureError, LibraryError, LimitError, NotFoundError, NotInScopeError, ODataSyntaxError, OfflineError,
     OutOfMemoryError, PreconditionRequiredError, ProtocolError, RequestTimeoutError, ServerError, StateError,
     TLSError, UnauthorizedError, UnsupportedError, library, strerror,
 )
@@ -44,11 +45,11 @@ __all__ = [
     "Error", "InvalidArgumentError", "OutOfMemoryError", "StateError", "NotFoundError", "ConflictError",
     "PreconditionRequiredError", "UnauthorizedError", "ForbiddenError", "HTTPError", "ServerError",
     "RequestTimeoutError", "CancelledError", "OfflineError", "TLSError", "IOFailureError", "ProtocolError",
-    "UnsupportedError", "NotInScopeError", "ODataSyntaxError", "ClosedError", "LibraryError",
+    "UnsupportedError", "NotInScopeError", "ODataSyntaxError", "ClosedError", "LimitError", "LibraryError",
     "check_url", "version", "version_number", "library_path", "strerror",
     "OK", "ERROR", "EINVAL", "ENOMEM", "ESTATE", "ENOTFOUND", "ECONFLICT", "EPRECONDITION", "EUNAUTHORIZED",
     "EFORBIDDEN", "EHTTP", "ESERVER", "ETIMEOUT", "ECANCELLED", "EOFFLINE", "ETLS", "EIO", "EPROTOCOL",
-    "EUNSUPPORTED", "ENOTINSCOPE", "ESYNTAX", "ECLOSED",
+    "EUNSUPPORTED", "ENOTINSCOPE", "ESYNTAX", "ECLOSED", "ELIMIT",
 ]
 
 

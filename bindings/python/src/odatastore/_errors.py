@@ -33,6 +33,9 @@ EUNSUPPORTED = -18
 ENOTINSCOPE = -19
 ESYNTAX = -20
 ECLOSED = -21
+ELIMIT = -22
+ENULL = -23
+ETYPE = -24
 
 CODE_NAMES = {
     OK: "ODS_OK", ERROR: "ODS_ERROR", EINVAL: "ODS_EINVAL", ENOMEM: "ODS_ENOMEM", ESTATE: "ODS_ESTATE",
@@ -41,7 +44,7 @@ CODE_NAMES = {
     ESERVER: "ODS_ESERVER", ETIMEOUT: "ODS_ETIMEOUT", ECANCELLED: "ODS_ECANCELLED",
     EOFFLINE: "ODS_EOFFLINE", ETLS: "ODS_ETLS", EIO: "ODS_EIO", EPROTOCOL: "ODS_EPROTOCOL",
     EUNSUPPORTED: "ODS_EUNSUPPORTED", ENOTINSCOPE: "ODS_ENOTINSCOPE", ESYNTAX: "ODS_ESYNTAX",
-    ECLOSED: "ODS_ECLOSED",
+    ECLOSED: "ODS_ECLOSED", ELIMIT: "ODS_ELIMIT", ENULL: "ODS_ENULL", ETYPE: "ODS_ETYPE",
 }
 
 
@@ -187,6 +190,11 @@ class ClosedError(Error, RuntimeError):
     """ODS_ECLOSED: the store is closing or closed."""
 
 
+class LimitError(Error, OSError):
+    """ODS_ELIMIT: a limit of the store's options was reached (response size, pages, pending
+    requests...); the message names the option."""
+
+
 class LibraryError(Error, _ffi.LibraryError):
     """libodatastore is missing, cannot be loaded or has the wrong version (also an ImportError)."""
 
@@ -198,7 +206,7 @@ CLASSES: dict[int, type[Error]] = {
     ESERVER: ServerError, ETIMEOUT: RequestTimeoutError, ECANCELLED: CancelledError,
     EOFFLINE: OfflineError, ETLS: TLSError, EIO: IOFailureError, EPROTOCOL: ProtocolError,
     EUNSUPPORTED: UnsupportedError, ENOTINSCOPE: NotInScopeError, ESYNTAX: ODataSyntaxError,
-    ECLOSED: ClosedError,
+    ECLOSED: ClosedError, ELIMIT: LimitError,
 }
 
 

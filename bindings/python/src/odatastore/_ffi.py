@@ -101,6 +101,13 @@ class StoreOptions(ctypes.Structure):
         ("download_progress", PROGRESS_CB),
         ("download_progress_context", c_void_p),
         ("download_page_size", c_int),
+            # version 2: limits (0 = the default)
+        ("max_response_bytes", c_int64),
+        ("max_compression_ratio", c_int),
+        ("max_error_message_bytes", c_int),
+        ("max_pages", c_int),
+        ("max_pending_requests", c_int),
+        ("max_retries", c_int),
     ]
 
 
@@ -178,7 +185,7 @@ _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "ods_request_new": (c_int, [ctypes.POINTER(c_void_p), c_void_p, c_int, c_char_p, c_char_p]),
     "ods_request_free": (None, [c_void_p]),
     "ods_request_set_delegate": (c_int, [c_void_p, ctypes.POINTER(RequestDelegateStruct)]),
-    "ods_request_set_completion": (c_int, [c_void_p, COMPLETION_CB]),
+    "ods_request_set_completion": (c_int, [c_void_p, COMPLETION_CB, c_void_p]),
     "ods_request_set_context": (c_int, [c_void_p, c_void_p]),
     "ods_request_context": (c_void_p, [c_void_p]),
     "ods_request_set_header": (c_int, [c_void_p, c_char_p, c_char_p]),

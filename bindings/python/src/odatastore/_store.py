@@ -523,8 +523,7 @@ class Request:
             _errors.check(lib, lib.ods_request_new(ctypes.byref(handle), store._handle, int(self.mode),
                                                    _c(path), _c(body_text)))
         self._handle = handle.value
-        _errors.check(lib, lib.ods_request_set_context(self._handle, self._key))
-        _errors.check(lib, lib.ods_request_set_completion(self._handle, _on_completion))
+        _errors.check(lib, lib.ods_request_set_completion(self._handle, _on_completion, self._key))
         if delegate is not None or store._default_delegate is not None:
             _errors.check(lib, lib.ods_request_set_delegate(self._handle, ctypes.byref(_DELEGATE)))
         if etag is not None:

@@ -1,5 +1,3 @@
-import ODataStore
-
 /// Byte-level navigation of a response's canonical JSON (the compact JSON the decoder wrote),
 /// so that the C views can find entities and single properties without building a
 /// `JSONValue` tree of the whole payload (which cost about 20,000 instructions for one
@@ -12,11 +10,12 @@ import ODataStore
 /// `String` equality).
 ///
 /// A value type over borrowed memory: valid only inside the closure that provides the buffer.
-struct CanonicalJSONScanner {
-    let base: UnsafePointer<UInt8>
-    let count: Int
+/// `CanonicalDocument` is the owning, typed interface over it.
+public struct CanonicalJSONScanner {
+    public let base: UnsafePointer<UInt8>
+    public let count: Int
 
-    init(_ bytes: UnsafeBufferPointer<UInt8>) {
+    public init(_ bytes: UnsafeBufferPointer<UInt8>) {
         // An empty buffer may have no address: count 0 keeps every read out of the placeholder.
         base = bytes.baseAddress ?? UnsafePointer(Self.placeholder)
         count = bytes.baseAddress == nil ? 0 : bytes.count
@@ -25,19 +24,19 @@ struct CanonicalJSONScanner {
     /// Never read (count is 0 whenever it is used) nor written.
     nonisolated(unsafe) private static let placeholder = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
 
-    var buffer: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: count) }
+    public var buffer: UnsafeBufferPointer<UInt8> { UnsafeBufferPointer(start: base, count: count) }
 
     /// One member of an object: the name's content (between the quotes) and the value's bytes.
-    struct Member {
-        var name: Range<Int>
+    public struct Member {
+        public var name: Range<Int>
         /// The name has neither escapes nor non-ASCII bytes (compared byte for byte).
-        var namePlain: Bool
-        var value: Range<Int>
+        public var namePlain: Bool
+        public var value: Range<Int>
     }
 
-    @inline(__always) func byte(_ i: Int) -> UInt8 { i >= 0 && i < count ? base[i] : 0 }
+    @inline(__always) public func byte(_ i: Int) -> UInt8 { i >= 0 && i < count ? base[i] : 0 }
 
-    @inline(__always) func skipSpace(_ i: Int) -> Int {
+    @inline(__always) public func skipSpace(_ i: Int) -> Int {
         var i = i
         while i < count {
             let c = base[i]
@@ -49,7 +48,7 @@ struct CanonicalJSONScanner {
 
     /// `i` at an opening quote: the index after the closing quote, and whether the content is
     /// plain (no escapes, ASCII only); nil when the string does not close.
-    @inline(__always) func endOfString(_ i: Int) -> (end: Int, plain: Bool)? {
+    @inline(__always) public func endOfString(_ i: Int) -> (end: Int, plain: Bool)? {
         guard byte(i) == UInt8(ascii: "\"") else { return nil }
         var j = i + 1
         var bits: UInt8 = 0
@@ -69,7 +68,7 @@ struct CanonicalJSONScanner {
     }
 
     /// `i` at the first byte of a value: the index after it; nil when it does not end.
-    func endOfValue(_ i: Int) -> Int? {
+    public func endOfValue(_ i: Int) -> Int? {
         guard i >= 0, i < count else { return nil }
         switch base[i] {
         case UInt8(ascii: "\""):
@@ -113,7 +112,7 @@ struct CanonicalJSONScanner {
     /// Returns the index after the object when every member was visited, `i` when `body`
     /// stopped early, and nil when the object is malformed.
     @discardableResult
-    func forEachMember(ofObjectAt i: Int, _ body: (Member) -> Bool) -> Int? {
+    public func forEachMember(ofObjectAt i: Int, _ body: (Member) -> Bool) -> Int? {
         guard byte(i) == UInt8(ascii: "{") else { return nil }
         var j = skipSpace(i + 1)
         if byte(j) == UInt8(ascii: "}") { return j + 1 }
@@ -137,7 +136,7 @@ struct CanonicalJSONScanner {
     /// Calls `body` with the range of each element of the array that starts at `i`.
     /// Returns false when the array is malformed.
     @discardableResult
-    func forEachElement(ofArrayAt i: Int, _ body: (Range<Int>) -> Void) -> Bool {
+    public func forEachElement(ofArrayAt i: Int, _ body: (Range<Int>) -> Void) -> Bool {
         guard byte(i) == UInt8(ascii: "[") else { return false }
         var j = skipSpace(i + 1)
         if byte(j) == UInt8(ascii: "]") { return true }
@@ -155,7 +154,7 @@ struct CanonicalJSONScanner {
 
     /// The member's name equals `name`, compared as Swift `String`s. `asciiName` is `name`'s
     /// UTF-8 when it is all ASCII (then a plain name compares byte for byte), else nil.
-    func name(of member: Member, equals name: @autoclosure () -> String, asciiName: UnsafeBufferPointer<UInt8>?) -> Bool {
+    public func name(of member: Member, equals name: @autoclosure () -> String, asciiName: UnsafeBufferPointer<UInt8>?) -> Bool {
         if member.namePlain, let asciiName {
             // Two ASCII strings are equal as Strings exactly when their bytes are.
             guard member.name.count == asciiName.count else { return false }
@@ -170,13 +169,13 @@ struct CanonicalJSONScanner {
     }
 
     /// The member's name equals an ASCII constant.
-    func name(of member: Member, is constant: StaticString) -> Bool {
+    public func name(of member: Member, is constant: StaticString) -> Bool {
         let ascii = UnsafeBufferPointer(start: constant.utf8Start, count: constant.utf8CodeUnitCount)
         return name(of: member, equals: constant.description, asciiName: ascii)
     }
 
     /// The member's name starts with `@` (an annotation).
-    func nameIsAnnotation(_ member: Member) -> Bool {
+    public func nameIsAnnotation(_ member: Member) -> Bool {
         let first = byte(member.name.lowerBound)
         if member.name.isEmpty { return false }
         if first != UInt8(ascii: "\\") { return first == UInt8(ascii: "@") }
@@ -185,7 +184,7 @@ struct CanonicalJSONScanner {
 
     /// The string value whose bytes (quotes included) are `range`, unescaped; nil when it is
     /// not a valid JSON string.
-    func string(quoted range: Range<Int>) -> String? {
+    public func string(quoted range: Range<Int>) -> String? {
         guard range.count >= 2, range.lowerBound >= 0, range.upperBound <= count else { return nil }
         let content = (range.lowerBound + 1)..<(range.upperBound - 1)
         var escaped = false
@@ -201,7 +200,7 @@ struct CanonicalJSONScanner {
     }
 
     /// The raw text of the bytes in `range` (numbers as spelled).
-    func text(_ range: Range<Int>) -> String {
+    public func text(_ range: Range<Int>) -> String {
         guard range.lowerBound >= 0, range.upperBound <= count else { return "" }
         return String(decoding: UnsafeBufferPointer(rebasing: buffer[range]), as: UTF8.self)
     }
