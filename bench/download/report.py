@@ -174,10 +174,10 @@ def main() -> int:
                      f"{med(x):.2f}x.")
     x = ratio("python-odata", "cli-v4")
     if x:
-        lines.append(f"- V4, python-odata / `odatastore offline init`: **{med(x):.1f}x** (target >= 10x: {verdict(med(x) >= 10)}).")
+        lines.append(f"- V4, python-odata / `odatastore offline init`: **{med(x):.2f}x** (target >= 10x: {verdict(med(x) >= 10)}).")
     x = ratio("pyodata", "cli-v2")
     if x:
-        lines.append(f"- V2, pyodata / `odatastore offline init`: **{med(x):.1f}x** (target >= 10x: {verdict(med(x) >= 10)}).")
+        lines.append(f"- V2, pyodata / `odatastore offline init`: **{med(x):.2f}x** (target >= 10x: {verdict(med(x) >= 10)}).")
     x = ratio("lean-v2", "cli-v2")
     if x:
         lines.append(f"- V2, lean Python / `odatastore offline init`: {med(x):.2f}x (no target; for scale).")
@@ -203,7 +203,7 @@ def main() -> int:
                    f"The response bodies were {((r['result'].get('inner') or {}).get('definingRequests') or [{}])[0].get('bytes', 0) / n:.0f} bytes per entity.")
         lean = runs.get("lean-v4")
         if lean:
-            out.append(f"The lean Python client's untyped table (no ETag index, no membership table): "
+            out.append(f"The lean Python client's untyped table (the page's columns and the ETag; no CategoryID index, no membership table): "
                        f"{lean[0]['store']['file_bytes'] / n:.0f} bytes per entity.")
         out.append("")
 
