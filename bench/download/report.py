@@ -34,6 +34,7 @@ LABELS = {
     "pyodata": "pyodata 1.12.1 + sqlite3",
 }
 ORDER = ["cli-v4", "cli-v4-p1000", "c-v4", "lean-v4", "python-odata", "cli-v2", "c-v2", "lean-v2", "pyodata"]
+NO_SERVER = ("sqlite-store", "sqlite-upsert", "sqlite-late")
 
 
 def med(xs):
@@ -189,6 +190,28 @@ def main() -> int:
                          f"(target < 64 MB: {verdict(peak < 64)}).")
     out += lines
     out.append("")
+
+    # SQLite alone.
+    sq = [(k, runs.get(k)) for k in ("sqlite-store", "sqlite-upsert", "sqlite-late") if runs.get(k)]
+    if sq:
+        out.append("SQLite alone (`bench/download/sqlite_insert.c`, same rounds, no server: the same number of product rows "
+                   "written into the store's table layout with one prepared statement, one transaction per page; values made "
+                   "before the clock starts, so this is SQLite's work only):")
+        out.append("")
+        out.append("| Statements per row | CPU per row, us: median (min-max) | vs. the library's whole download (C API), per round |")
+        out.append("|---|---|---|")
+        labels = {
+            "sqlite-store": "what the store runs today: `INSERT ... ON CONFLICT DO UPDATE ... RETURNING \"@rid\"` + `INSERT OR IGNORE INTO ods_members`",
+            "sqlite-upsert": "the same upsert without `RETURNING`, no `ods_members` row",
+            "sqlite-late": "plain `INSERT`, the key and CategoryID indexes built once after the load",
+        }
+        base = by_round("c-v4")
+        for key, rs in sq:
+            us = [r["result"]["inner"]["cpu_us_per_row"] for r in rs]
+            fr = [r["result"]["inner"]["cpu_us_per_row"] / per_entity_us(base[r["round"]], True)
+                  for r in rs if r["round"] in base and per_entity_us(base[r["round"]], True)]
+            out.append(f"| {labels[key]} | {fmt_range(us, '%.2f')} | {('%.2f' % med(fr)) if fr else '-'} |")
+        out.append("")
 
     # Store size.
     rs = runs.get("cli-v4")

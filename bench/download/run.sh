@@ -16,6 +16,11 @@
 #     c-v4          bench/download/ods_download.c: the library through the C API, no CLI
 #     lean-v4       bench/download/pyclients.py lean: urllib + json + sqlite3, untyped table
 #     python-odata  pyclients.py python-odata: python-odata 0.8.1 + sqlite3
+#     sqlite-store  bench/download/sqlite_insert.c --mode returning --members: SQLite alone doing
+#                   the store's per-entity statements (no HTTP, no JSON; values made beforehand)
+#     sqlite-upsert --mode upsert: the same upsert without RETURNING, no membership rows
+#     sqlite-late   --mode insert --late-index: plain INSERTs, indexes built after the load
+#                   (the sqlite-* rows use no server: SQLite's own floor, under the same load)
 #   V2 (pyslet, --v2-products 20000 over 20 categories, server page size 5000):
 #     cli-v2, c-v2, lean-v2, pyodata (pyodata 1.12.1 + sqlite3)
 #
@@ -54,7 +59,7 @@ BUILD=1
 PIN=1
 DOC=1
 DECODE=1
-CLIENTS_V4="cli-v4 cli-v4-p1000 c-v4 lean-v4 python-odata"
+CLIENTS_V4="cli-v4 cli-v4-p1000 c-v4 lean-v4 python-odata sqlite-store sqlite-upsert sqlite-late"
 CLIENTS_V2="cli-v2 c-v2 lean-v2 pyodata"
 CLIENTS=""
 
@@ -101,6 +106,8 @@ CLI="$ROOT/build/bin/odatastore"
 [ -x "$CLI" ] && [ -e "$LIBDIR/libodatastore.so" ] || { echo "run.sh: build/bin/odatastore or build/lib missing (drop --no-build)" >&2; exit 1; }
 cc -O2 -g -std=c99 -Wall -Wextra -Werror -I"$ROOT/include" -o "$OUT/ods_download" bench/download/ods_download.c \
     -L"$LIBDIR" -lodatastore -lpthread -Wl,-rpath,"$LIBDIR"
+cc -O2 -g -std=c99 -Wall -Wextra -Werror -o "$OUT/sqlite_insert" bench/download/sqlite_insert.c \
+    $(pkg-config --cflags --libs sqlite3 2>/dev/null || echo -lsqlite3)
 
 if [ "$DECODE" = 1 ]; then
     if ! "$PY" -c "import msgspec" 2>/dev/null; then
@@ -174,6 +181,9 @@ run_client() {  # $1: client, $2: round, $3: expected entities
         lean-v2) line=$("${M[@]}" "$PY" bench/download/pyclients.py lean "$SERVER_URL" --store "$store" --v2 --expect "$expect") ;;
         python-odata) line=$("${M[@]}" "$PY" bench/download/pyclients.py python-odata "$SERVER_URL" --store "$store" --expect "$expect") ;;
         pyodata) line=$("${M[@]}" "$PY" bench/download/pyclients.py pyodata "$SERVER_URL" --store "$store" --expect "$expect") ;;
+        sqlite-store) line=$("${M[@]}" "$OUT/sqlite_insert" "$store" --rows "$expect" --page "$V4_PAGE" --mode returning --members) ;;
+        sqlite-upsert) line=$("${M[@]}" "$OUT/sqlite_insert" "$store" --rows "$expect" --page "$V4_PAGE" --mode upsert) ;;
+        sqlite-late) line=$("${M[@]}" "$OUT/sqlite_insert" "$store" --rows "$expect" --page "$V4_PAGE" --mode insert --late-index) ;;
         *) echo "run.sh: unknown client $client" >&2; exit 64 ;;
     esac || { echo "run.sh: $client failed: $line" >&2; exit 1; }
     case "$client" in
