@@ -1,9 +1,10 @@
 /* ods_download.c - the library side of the first-download benchmark (issue 7), without the CLI.
  *
- *   ods_download <service-root-url> --store FILE [--define PATH] [--page-size N] [--expect N]
+ *   ods_download <service-root-url> --store FILE [--define PATH ...] [--page-size N] [--expect N]
  *
  * Opens a NEW offline store on the service through the public header only (the store file
- * must not exist), with one defining request (default "Products"), and waits until the store
+ * must not exist), with the defining requests given (default "Products"; --expect checks the
+ * first one), and waits until the store
  * is open: loading $metadata, creating the file and downloading every page into it. Then it
  * checks that the defining request is complete with --expect entities (when given), and
  * closes the store. --page-size is ods_store_options.download_page_size (V4: Prefer:
@@ -90,8 +91,9 @@ int main(int argc, char **argv) {
     ods_store_options options = ODS_STORE_OPTIONS_INIT;
     ods_offline_info info = ODS_OFFLINE_INFO_INIT;
     ods_defining_request_info request = ODS_DEFINING_REQUEST_INFO_INIT;
-    const char *root = NULL, *store_path = NULL, *define = "Products";
-    const char *defining[2] = {NULL, NULL};
+    const char *root = NULL, *store_path = NULL;
+    const char *defining[9] = {NULL};
+    int ndefining = 0;
     long page_size = 10000, expect = -1;
     ods_store *store = NULL;
     double t0, t1, t2;
@@ -100,7 +102,7 @@ int main(int argc, char **argv) {
 
     for (i = 1; i < argc; i++) {
         if (strcmp(argv[i], "--store") == 0 && i + 1 < argc) store_path = argv[++i];
-        else if (strcmp(argv[i], "--define") == 0 && i + 1 < argc) define = argv[++i];
+        else if (strcmp(argv[i], "--define") == 0 && i + 1 < argc && ndefining < 8) defining[ndefining++] = argv[++i];
         else if (strcmp(argv[i], "--page-size") == 0) page_size = arg_long(argc, argv, &i);
         else if (strcmp(argv[i], "--expect") == 0) expect = arg_long(argc, argv, &i);
         else if (argv[i][0] != '-' && root == NULL) root = argv[i];
@@ -119,7 +121,7 @@ int main(int argc, char **argv) {
         return 64;
     }
 
-    defining[0] = define;
+    if (ndefining == 0) defining[0] = "Products";
     options.kind = ODS_STORE_OFFLINE;
     options.service_root = root;
     options.store_path = store_path;

@@ -26,6 +26,7 @@ LABELS = {
     "cli-v4": "`odatastore offline init` (CLI), page 10,000",
     "cli-v4-p1000": "`odatastore offline init` (CLI), page 1,000",
     "c-v4": "libodatastore through the C API (`ods_download`)",
+    "alt-v4": "`ods_download` with the other build (`--compare-lib`)",
     "lean-v4": "lean Python: urllib + json + sqlite3",
     "python-odata": "python-odata 0.8.1 + sqlite3",
     "cli-v2": "`odatastore offline init` (CLI)",
@@ -33,7 +34,7 @@ LABELS = {
     "lean-v2": "lean Python: urllib + json + sqlite3",
     "pyodata": "pyodata 1.12.1 + sqlite3",
 }
-ORDER = ["cli-v4", "cli-v4-p1000", "c-v4", "lean-v4", "python-odata", "cli-v2", "c-v2", "lean-v2", "pyodata"]
+ORDER = ["cli-v4", "cli-v4-p1000", "c-v4", "alt-v4", "lean-v4", "python-odata", "cli-v2", "c-v2", "lean-v2", "pyodata"]
 NO_SERVER = ("sqlite-store", "sqlite-upsert", "sqlite-late")
 
 
@@ -173,6 +174,10 @@ def main() -> int:
     if x:
         lines.append(f"- V4, the same on the timed intervals (lean Python's download loop / the library's open-to-open through the C API): "
                      f"{med(x):.2f}x.")
+    x = ratio("alt-v4", "c-v4", True, True)
+    if x:
+        lines.append(f"- The other build (`--compare-lib`) / this build, through the C API, timed intervals: {med(x):.2f}x "
+                     f"(rounds {', '.join('%.2f' % v for v in x)}).")
     x = ratio("python-odata", "cli-v4")
     if x:
         lines.append(f"- V4, python-odata / `odatastore offline init`: **{med(x):.2f}x** (target >= 10x: {verdict(med(x) >= 10)}).")

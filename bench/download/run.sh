@@ -3,6 +3,7 @@
 #
 #   bash bench/download/run.sh [--rounds N] [--products N] [--v2-products N] [--clients LIST]
 #                              [--no-build] [--no-pin] [--no-doc] [--no-decode] [--iterations N]
+#                              [--compare-lib DIR]
 #
 # Builds the release library and CLI (CMake, as shipped), bench/download/ods_download.c, the
 # simdjson walker and bench/decode; then, for each of --rounds rounds (default 3), starts a FRESH
@@ -21,6 +22,8 @@
 #     sqlite-upsert --mode upsert: the same upsert without RETURNING, no membership rows
 #     sqlite-late   --mode insert --late-index: plain INSERTs, indexes built after the load
 #                   (the sqlite-* rows use no server: SQLite's own floor, under the same load)
+#     alt-v4        ods_download with another build of the library (--compare-lib DIR, e.g. a
+#                   tree with bench/download/entitywriter-experiment.patch applied), same rounds
 #   V2 (pyslet, --v2-products 20000 over 20 categories, server page size 5000):
 #     cli-v2, c-v2, lean-v2, pyodata (pyodata 1.12.1 + sqlite3)
 #
@@ -62,6 +65,7 @@ DECODE=1
 CLIENTS_V4="cli-v4 cli-v4-p1000 c-v4 lean-v4 python-odata sqlite-store sqlite-upsert sqlite-late"
 CLIENTS_V2="cli-v2 c-v2 lean-v2 pyodata"
 CLIENTS=""
+ALT_LIB=""
 
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -74,9 +78,14 @@ while [ $# -gt 0 ]; do
         --no-pin) PIN=0; shift ;;
         --no-doc) DOC=0; shift ;;
         --no-decode) DECODE=0; shift ;;
+        --compare-lib) ALT_LIB=$(cd "$2" && pwd); shift 2 ;;
         *) echo "run.sh: unknown argument $1" >&2; exit 64 ;;
     esac
 done
+if [ -n "$ALT_LIB" ]; then
+    [ -e "$ALT_LIB/libodatastore.so.0" ] || { echo "run.sh: no libodatastore.so.0 in $ALT_LIB" >&2; exit 64; }
+    CLIENTS_V4=$(echo " $CLIENTS_V4 " | sed -e 's/ c-v4 / c-v4 alt-v4 /')
+fi
 if [ -n "$CLIENTS" ]; then
     sel4=""; sel2=""
     for c in $CLIENTS; do
@@ -177,6 +186,7 @@ run_client() {  # $1: client, $2: round, $3: expected entities
         cli-v2) line=$("${M[@]}" "$CLI" offline init --service "$SERVER_URL" --store "$store" --define Products --quiet) ;;
         c-v4) line=$("${M[@]}" "$OUT/ods_download" "$SERVER_URL" --store "$store" --page-size "$V4_PAGE" --expect "$expect") ;;
         c-v2) line=$("${M[@]}" "$OUT/ods_download" "$SERVER_URL" --store "$store" --expect "$expect") ;;
+        alt-v4) line=$(LD_LIBRARY_PATH="$ALT_LIB" "${M[@]}" "$OUT/ods_download" "$SERVER_URL" --store "$store" --page-size "$V4_PAGE" --expect "$expect") ;;
         lean-v4) line=$("${M[@]}" "$PY" bench/download/pyclients.py lean "$SERVER_URL" --store "$store" --page-size "$V4_PAGE" --expect "$expect") ;;
         lean-v2) line=$("${M[@]}" "$PY" bench/download/pyclients.py lean "$SERVER_URL" --store "$store" --v2 --expect "$expect") ;;
         python-odata) line=$("${M[@]}" "$PY" bench/download/pyclients.py python-odata "$SERVER_URL" --store "$store" --expect "$expect") ;;
