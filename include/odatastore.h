@@ -265,7 +265,8 @@ typedef void (*ods_download_progress_cb)(ods_store *store, const ods_download_pr
 typedef struct ods_store_options {
     unsigned int version;           /**< ODS_STORE_OPTIONS_VERSION */
     int kind;                       /**< ods_store_kind; default ODS_STORE_ONLINE. */
-    const char *service_root;       /**< Required: http(s) URL of the service root. */
+    const char *service_root;       /**< Required: http(s) URL of the service root. May be NULL for an existing
+                                         offline store file (store_path): the file's own is used. */
     int dispatch;                   /**< ods_dispatch_mode; default ODS_DISPATCH_THREAD. */
     int odata_version;              /**< 2 or 4; 0 = detect from $metadata (default). */
     int auth;                       /**< ods_auth_kind; default ODS_AUTH_NONE. */

@@ -17,13 +17,18 @@ private func readOptions(_ p: UnsafePointer<ods_store_options>) throws(ODataStor
     let size = version >= 2 ? MemoryLayout<ods_store_options>.size
                             : (MemoryLayout<ods_store_options>.offset(of: \ods_store_options.store_path) ?? 0)
     withUnsafeMutableBytes(of: &o) { dst in dst.copyMemory(from: UnsafeRawBufferPointer(start: UnsafeRawPointer(p), count: size)) }
-    guard let root = try CString.read(o.service_root, "options->service_root") else {
-        throw ODataStoreError(.invalidArgument, "options->service_root must be set")
-    }
-    var options = StoreOptions(serviceRoot: root)
     guard let kind = StoreKind(rawValue: o.kind) else {
         throw ODataStoreError(.invalidArgument, "options->kind \(o.kind) is not an ods_store_kind")
     }
+    var root = try CString.read(o.service_root, "options->service_root")
+    if root == nil, kind == .offline, version >= 2, let path = try CString.read(o.store_path, "options->store_path") {
+        // An existing offline store knows its service.
+        root = try Store.serviceRoot(ofStoreAt: path)
+    }
+    guard let root else {
+        throw ODataStoreError(.invalidArgument, "options->service_root must be set")
+    }
+    var options = StoreOptions(serviceRoot: root)
     options.kind = kind
     guard let dispatch = DispatchMode(rawValue: o.dispatch) else {
         throw ODataStoreError(.invalidArgument, "options->dispatch \(o.dispatch) is not an ods_dispatch_mode")

@@ -253,9 +253,13 @@ int main(void) {
         char url[256];
         snprintf(url, sizeof url, "%s", ods_test_server_url(server));
         ODS_CHECK_INT_EQ(ods_test_server_stop(server), 0);
-        open_offline(&o, url, ODS_DISPATCH_QUEUE, NULL);
+        /* No service_root: the file knows its service. */
+        open_offline(&o, NULL, ODS_DISPATCH_QUEUE, NULL);
         ODS_CHECK_INT_EQ(o.reports, 0);
+        ODS_CHECK_INT_EQ(ods_store_cancel_download(o.store), ODS_ESTATE); /* nothing to download */
         check_reads(o.store);
+        close_opening(&o);
+        open_offline(&o, url, ODS_DISPATCH_THREAD, NULL);
         close_opening(&o);
     }
     unlink(store_path);

@@ -158,10 +158,22 @@ v2 = Server("serve.py", "v2")
 store2 = os.path.join(tmp, "v2.store")
 code, out, err = run("offline", "init", "--service", v2.url, "--store", store2, "--define", "Products?$expand=Category")
 check("V2 init", code == 0 and json.loads(out)["definingRequests"][0]["entities"] == 300, f"{code} {out} {err}")
-for path in ["Products(50)", "Products(1)/Category", "Categories(3)", "Products/$count", "Products?$top=3&$skip=5"]:
+for path in ["Products(50)", "Products(1)/Category", "Categories(3)", "Products/$count", "Products?$top=3&$skip=5",
+             # V2 selects properties of expanded entities in the top-level $select.
+             "Categories(1)?$expand=Products&$select=ID,Products/Name", "Products(2)?$expand=Category&$select=ID,Category/Name"]:
     code, local, err = run("get", path, "--store", store2, "--mode", "offline")
     code2, online, err2 = run("get", path, "--service", v2.url)
-    check(f"V2 {path} offline == online", code == 0 and code2 == 0 and json.loads(local) == json.loads(online),
+    local_json, online_json = (json.loads(local) if code == 0 else None), (json.loads(online) if code2 == 0 else None)
+    if "$select" in path:
+        # pyslet leaves the ETag out of projections (SAP Gateway keeps it in __metadata): compare without it.
+        def no_etag(v):
+            if isinstance(v, dict):
+                return {k: no_etag(x) for k, x in v.items() if k != "@odata.etag"}
+            if isinstance(v, list):
+                return [no_etag(x) for x in v]
+            return v
+        local_json, online_json = no_etag(local_json), no_etag(online_json)
+    check(f"V2 {path} offline == online", code == 0 and code2 == 0 and local_json == online_json,
           f"\n  local  {local[:300]}\n  online {online[:300]} {err} {err2}")
 v2.stop()
 

@@ -57,14 +57,18 @@ def test_offline_server_is_a_connection_error():
         assert store.state == odatastore.StoreState.FAILED
 
 
-def test_offline_and_mixed_stores_are_not_in_this_release(tmp_path):
-    for kwargs in ({"mode": "offline"}, {"mode": "mixed"},
-                   {"store_path": str(tmp_path / "s.db"), "defining_requests": ["Products"]}):
+def test_mixed_stores_are_not_in_this_release(tmp_path):
+    # offline stores are (test_binding_offline.py); mixed ones are refused by the library
+    for kwargs in ({"mode": "mixed"}, {"mode": "mixed", "store_path": str(tmp_path / "s.db"),
+                                       "defining_requests": ["Products"]}):
         with pytest.raises(odatastore.UnsupportedError) as e:
             odatastore.Store("http://127.0.0.1:1/odata/", **kwargs)
         assert e.value.code == odatastore.EUNSUPPORTED and isinstance(e.value, NotImplementedError)
+    assert not (tmp_path / "s.db").exists()
     with pytest.raises(odatastore.InvalidArgumentError):
         odatastore.Store("http://127.0.0.1:1/odata/", mode="online", store_path="x.db")
+    with pytest.raises(odatastore.InvalidArgumentError):  # an offline store needs its file
+        odatastore.Store("http://127.0.0.1:1/odata/", mode="offline")
 
 
 def test_invalid_arguments():

@@ -8,9 +8,9 @@ import pytest
 from conftest import BINDING_SRC, ROOT
 
 
-def run_example(name, url):
+def run_example(name, *args):
     env = dict(os.environ, PYTHONPATH=str(BINDING_SRC))
-    result = subprocess.run([sys.executable, str(ROOT / "examples" / "python" / name), url], env=env,
+    result = subprocess.run([sys.executable, str(ROOT / "examples" / "python" / name), *args], env=env,
                             capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
     return result.stdout
@@ -45,3 +45,30 @@ def test_callbacks(v4_server):
     assert "[missing] failed: NotFoundError (ODS_ENOTFOUND)" in out
     assert "missing: KeyError as expected" in out
     assert out[-2:] == ["store: CLOSING", "store: CLOSED"]
+
+
+@pytest.mark.parametrize("kind", ["v4", "v2"])
+def test_offline(kind, request, tmp_path):
+    server = request.getfixturevalue(f"{kind}_server")
+    expected = [
+        "opened: 330 entities, 3 defining requests, last download set",
+        "Products(50): Product 050 9007199254741043 Decimal('868.50') W/\"1\"",
+        "Products(1)/Category: Beverages",
+        "page: [11, 12, 13] local",
+        "count: 300",
+        "OrderLines: ODS_ENOTINSCOPE",
+        "TotalStock: ODS_EUNSUPPORTED",
+        "  Products?$expand=Category -> Products: 300 entities, complete",
+        "  Customers -> Customers: 20 entities, complete",
+        "  Categories -> Categories: 10 entities, complete",
+        "async: ['Product 001', 'Product 002', 'Product 003']",
+    ]
+    downloads = ["downloaded Products?$expand=Category: 300 entities", "downloaded Customers: 20 entities",
+                 "downloaded Categories: 10 entities"]
+    out = run_example("offline.py", server.url).splitlines()  # a temporary store file
+    assert out == downloads + expected
+    path = tmp_path / "example.store"
+    assert run_example("offline.py", server.url, str(path)).splitlines() == downloads + expected
+    assert path.exists()
+    # run again on the same file: everything is there, nothing is downloaded
+    assert run_example("offline.py", server.url, str(path)).splitlines() == expected

@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Start a real OData test service on 127.0.0.1.
 
-    python Tests/servers/serve.py v4|v2 [--page-size N] [--port 0] [--threads N]
-                                  [--products N] [--categories N] [--orderlines N]
+    python Tests/servers/serve.py v4|v2|v4tricky|v2flight|v4flight [--page-size N] [--port 0] [--threads N]
+                                  [--products N] [--categories N] [--orderlines N]   (v4, v2)
 
 Prints ``READY <service-root-url>`` when listening, then runs until SIGTERM/SIGINT or
 until stdin reaches EOF (see _launcher.py). Services, models and quirks: README.md.
@@ -24,7 +24,10 @@ import _launcher  # noqa: E402
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("version", choices=["v4", "v2"], help="v4: odatapy; v2: pyslet")
+    parser.add_argument("version", choices=["v4", "v2", "v4tricky", "v2flight", "v4flight"],
+                        help="v4: odatapy; v2: pyslet; v4tricky: odatapy with data that trips up query evaluators (tricky_service.py); "
+                             "v2flight: pyslet serving SAP's flight sample RMTSAMPLEFLIGHT (flight_service.py); "
+                             "v4flight: odatapy serving a V4 translation of it (flight_v4_service.py)")
     parser.add_argument("--page-size", type=int, default=None,
                         help="server-driven paging: at most N entities per response "
                              "(v4 default: no paging; v2 default: 100, pyslet's topmax)")
@@ -46,6 +49,8 @@ def main() -> None:
         sizes = seed.Sizes(args.products, args.categories, args.orderlines)
     except ValueError as exc:
         parser.error(str(exc))
+    if not sizes.is_default() and args.version not in ("v4", "v2"):
+        parser.error("--products, --categories and --orderlines apply to v4 and v2 only")
 
     import waitress
     _keep_alive_after_bodiless_responses()
@@ -55,6 +60,19 @@ def main() -> None:
         import v4_service
         app = v4_service.build_app(args.page_size, sizes)
         mount = v4_service.MOUNT + "/"
+    elif args.version == "v4tricky":
+        import tricky_service
+        app = tricky_service.build_app(args.page_size)
+        mount = tricky_service.MOUNT + "/"
+    elif args.version == "v4flight":
+        import flight_v4_service
+        app = flight_v4_service.build_app(args.page_size)
+        mount = flight_v4_service.MOUNT + "/"
+    elif args.version == "v2flight":
+        import flight_service
+        workdir = tempfile.mkdtemp(prefix="ods-v2flight-")
+        cleanup_dirs.append(workdir)
+        mount = flight_service.MOUNT + "/"
     else:
         import v2_service
         workdir = tempfile.mkdtemp(prefix="ods-v2-")
@@ -63,13 +81,15 @@ def main() -> None:
         mount = v2_service.MOUNT + "/"
 
     server = waitress.create_server(
-        app if args.version == "v4" else _deferred_app,
+        _deferred_app if args.version in ("v2", "v2flight") else app,
         host=args.host, port=args.port, threads=args.threads,
         ident="odatastore-test", clear_untrusted_proxy_headers=True,
     )
     root = f"http://{args.host}:{server.effective_port}{mount}"
     if args.version == "v2":
         _deferred_app.app = v2_service.build_app(root, workdir, args.page_size, sizes)
+    elif args.version == "v2flight":
+        _deferred_app.app = flight_service.build_app(root, workdir, args.page_size)
 
     import threading
     thread = threading.Thread(target=server.run, name="waitress", daemon=True)

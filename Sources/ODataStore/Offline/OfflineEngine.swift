@@ -123,7 +123,7 @@ final class OfflineEngine: RequestEngine {
             s.definitions = all.map(\.1)
             s.scope = OfflineScope(s.definitions)
             guard !s.closed, !s.cancelledDownload else { return false }
-            s.download = download
+            if !targets.isEmpty { s.download = download }
             return true
         }
         guard proceed else {
@@ -165,7 +165,7 @@ final class OfflineEngine: RequestEngine {
         case .read: break
         case .function:
             completion(.failure(RequestFailure(error: ODataStoreError(.unsupported,
-                "function and action imports are not available offline: \(job.path) needs the service (use an online or mixed store)"))))
+                "function and action imports are not available offline: \(job.path) needs the service (use an online store)"))))
             return nil
         default:
             completion(.failure(RequestFailure(error: ODataStoreError(.unsupported,
@@ -179,7 +179,7 @@ final class OfflineEngine: RequestEngine {
             do throws(ODataStoreError) {
                 guard let file = database.file else { throw ODataStoreError(.closed, "the store is closed") }
                 let scope = state.withLock { $0.scope }
-                let reader = LocalReader(file: file, scope: scope, serviceRoot: session.serviceRoot)
+                var reader = LocalReader(file: file, scope: scope, serviceRoot: session.serviceRoot)
                 result = .success(try reader.read(path: job.path, headers: job.headers, paging: job.paging))
             } catch {
                 result = .failure(RequestFailure(error: error))

@@ -40,6 +40,36 @@ enum RequestURL {
         return plain ? url : encode(url)
     }
 
+    /// `text` with every `%` that does not start a `%XX` escape written as `%25`, as `encode`
+    /// sends it, so a path parsed locally means what the service receives (`'a%b'` is the
+    /// string a%b). Also returns the character offsets (in `text`) of those `%`s, to map
+    /// positions in the result back onto `text`.
+    static func escapingStrayPercents(_ text: String) -> (text: String, escaped: [Int]) {
+        guard text.utf8.contains(UInt8(ascii: "%")) else { return (text, []) }
+        var out = ""
+        var escaped: [Int] = []
+        let chars = Array(text)
+        for (i, c) in chars.enumerated() {
+            out.append(c)
+            guard c == "%" else { continue }
+            let hex: (Character) -> Bool = { $0.isASCII && $0.isHexDigit }
+            if i + 2 < chars.count, hex(chars[i + 1]), hex(chars[i + 2]) { continue }
+            out.append("25")
+            escaped.append(i)
+        }
+        return (out, escaped)
+    }
+
+    /// A position in the text `escapingStrayPercents` made, as a position in its input.
+    static func originalPosition(_ position: Int, escaped: [Int]) -> Int {
+        var shift = 0
+        for (k, e) in escaped.enumerated() {
+            // The k-th escaped '%' stands at e + 2k in the result; its "25" follows it.
+            if e + 2 * k < position { shift += min(2, position - (e + 2 * k) - 1) }
+        }
+        return max(position - shift, 0)
+    }
+
     /// Starts with "http://" or "https://" (as the origin check compares them: exactly).
     private static func isAbsolute(_ path: String) -> Bool {
         var p = path

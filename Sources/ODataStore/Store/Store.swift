@@ -125,11 +125,12 @@ public final class Store: Sendable {
         for d in o.definingRequests {
             let relative = DefiningRequest.relative(d, serviceRoot: o.serviceRoot)
             guard !relative.isEmpty else { throw .invalid("a defining request is empty") }
+            let (text, escaped) = RequestURL.escapingStrayPercents(relative)
             do {
-                _ = try ResourceRequestParser(version: o.odataVersion).parse(relative)
+                _ = try ResourceRequestParser(version: o.odataVersion).parse(text)
             } catch {
                 throw ODataStoreError(.syntax, "defining request \"\(d)\": \(error.message)",
-                                      position: error.position + (d.count - relative.count))
+                                      position: RequestURL.originalPosition(error.position, escaped: escaped) + (d.count - relative.count))
             }
         }
     }
@@ -177,10 +178,15 @@ public final class Store: Sendable {
 
     /// Cancels the started request with this id; `.notFound` when unknown or already done.
     public func cancel(id: UInt64) throws(ODataStoreError) {
-        guard let request = table.withLock({ $0.inFlight[id] }) else {
+        guard let request = table.withLock({ $0.inFlight[id] }), !request.state.isTerminal else {
             throw ODataStoreError(.notFound, "no request \(id) is in flight")
         }
-        try cancel(request)
+        do {
+            try cancel(request)
+        } catch where error.code == .invalidState {
+            // It reached its terminal callback meanwhile (its last callbacks may still run).
+            throw ODataStoreError(.notFound, "no request \(id) is in flight")
+        }
     }
 
     // MARK: - Offline stores

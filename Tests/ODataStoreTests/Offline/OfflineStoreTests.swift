@@ -129,6 +129,50 @@ struct OfflineStoreTests {
         try again.close()
     }
 
+    /// A connection reset in the middle of the download fails the opening; the file keeps
+    /// the pages written, and the next open resumes after them (the earlier pages are not
+    /// fetched again) and ends with every entity exactly once.
+    @Test func aFailedDownloadResumesWhereItStopped() async throws {
+        let server = try TestServer.start(.v4, pageSize: 1000)
+        defer { server.stop() }
+        let proxy = try TestServer.faultProxy(upstream: server.serviceRoot)
+        defer { proxy.stop() }
+        // Two resets: libcurl sends a GET again once when a reused connection dies.
+        try proxy.setFault("reset", count: 2, match: "skiptoken=120")
+        var options = StoreOptions(serviceRoot: proxy.serviceRoot)
+        options.kind = .offline
+        options.storePath = Self.temporaryPath("resume.store")
+        options.definingRequests = ["Products?$expand=Category"]
+        options.downloadPageSize = 40
+        let reports = Mutex<[DownloadProgress]>([])
+        options.downloadProgress = { _, p in reports.withLock { $0.append(p) } }
+        let (failing, state, error) = try await Self.opened(options)
+        #expect(state == .failed)
+        #expect(error?.code == .io || error?.code == .offline, "\(String(describing: error))")
+        #expect(reports.withLock { $0.map(\.entities) } == [40, 80, 120])
+        try failing.close()
+
+        try proxy.clearFaults()
+        reports.withLock { $0.removeAll() }
+        let before = try Self.requests(proxy)
+        let (store, state2, error2) = try await Self.opened(options)
+        #expect(state2 == .open, "\(String(describing: error2))")
+        #expect(reports.withLock { $0.map(\.entities) } == [160, 200, 240, 280, 300])
+        // $metadata comes from the file: only the five missing pages went to the service.
+        #expect(try Self.requests(proxy) - before == 5)
+        let all = try await Self.run(store, "Products?$count=true") { try $0.setPaging(.follow) }.get()
+        #expect(all.count == 300)
+        let ids = try JSONValue.parse(all.json)["value"]?.arrayValue?.compactMap { $0["ID"]?.int64Value }
+        #expect(ids == (1...300).map(Int64.init))
+        #expect(try await Self.run(store, "Categories/$count").get().json == "{\"value\":10}")
+        try store.close()
+    }
+
+    static func requests(_ proxy: TestServer) throws -> Int {
+        let state = try JSONValue.parse(proxy.faultState())
+        return Int(state["requests"]?.int64Value ?? -1)
+    }
+
     @Test func serverPagingOfLocalResults() async throws {
         let server = try TestServer.start(.v4)
         defer { server.stop() }
@@ -152,6 +196,14 @@ struct OfflineStoreTests {
         #expect(ids == (11...260).map(Int64.init))
         let all = try await Self.run(store, "Products") { try $0.setPaging(.follow); try $0.setHeader("Prefer", "odata.maxpagesize=7") }.get()
         #expect(all.entityCount == 300)
+
+        // Parameter aliases resolve; an evaluation error (Int64 overflow) is the request's
+        // fault, as a service's 400.
+        let aliased = try await Self.run(store, "Products?$filter=ID eq @id or Name eq @name&@id=7&@name='Product 009'").get()
+        #expect(aliased.entityCount == 2)
+        let overflow = try await Self.run(store, "Products?$filter=Stock mul 9223372036854775807 gt 0")
+        guard case .failure(let f) = overflow else { Issue.record("overflow answered"); return }
+        #expect(f.error.code == .http && f.error.httpStatus == 400, "\(f.error)")
     }
 
     @Test func badDefiningRequestsFailOpenWithThePosition() async throws {
@@ -175,6 +227,54 @@ struct OfflineStoreTests {
         #expect(error?.position == 17)
         #expect(!FileManager.default.fileExists(atPath: options.storePath!))
         try store.close()
+    }
+
+    /// A store of a newer format, or one made for other $metadata or another service, is
+    /// refused with a clear status and left exactly as it was.
+    @Test func storesOfANewerFormatOrAnotherServiceAreRefusedAndLeftAlone() async throws {
+        let metadata = OfflineFixtures.root.appendingPathComponent("servers/v4_metadata.xml").path
+        let path = Self.temporaryPath("format.store")
+        // Made from a local $metadata document: no service is contacted for an empty-ish store
+        // whose only defining request cannot download (the service is not there)...
+        var options = StoreOptions(serviceRoot: "http://127.0.0.1:9/odata/")
+        options.kind = .offline
+        options.storePath = path
+        options.metadataPath = metadata
+        options.definingRequests = ["Customers"]
+        options.connectTimeoutMilliseconds = 2000
+        let (first, state, _) = try await Self.opened(options)
+        #expect(state == .failed)  // the download could not reach the service; the file exists
+        try first.close()
+        #expect(FileManager.default.fileExists(atPath: path))
+
+        // Another service root: refused.
+        var other = options
+        other.serviceRoot = "http://127.0.0.1:9/other/"
+        let (s2, state2, error2) = try await Self.opened(other)
+        #expect(state2 == .failed)
+        #expect(error2?.code == .invalidArgument && error2?.message.contains("another service") == true)
+        try s2.close()
+
+        // Other $metadata than the file was made from: refused.
+        var otherModel = options
+        otherModel.metadataPath = nil
+        otherModel.metadataDocument = Array((try String(contentsOfFile: metadata, encoding: .utf8)).replacingOccurrences(of: "Category", with: "Kategorie").utf8)
+        let (s3, state3, error3) = try await Self.opened(otherModel)
+        #expect(state3 == .failed)
+        #expect(error3?.message.contains("other $metadata") == true)
+        try s3.close()
+
+        // A newer format: refused, the file unchanged.
+        do {
+            let c = try SQLiteConnection(path: path, create: false)
+            try c.execute("PRAGMA user_version = 99")
+        }
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let (s4, state4, error4) = try await Self.opened(options)
+        #expect(state4 == .failed)
+        #expect(error4?.code == .unsupported && error4?.message.contains("newer format") == true)
+        try s4.close()
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
     }
 
     @Test func aFileThatIsNotAStoreIsRefusedAndLeftAlone() async throws {

@@ -72,3 +72,24 @@ struct ResourceTargetTests {
         #expect(!ResourceTarget(path: "Products", serviceRoot: "http://h/").isRawValue)
     }
 }
+
+@Suite("RequestURL: stray percent signs")
+struct StrayPercentTests {
+    @Test func escapesOnlyPercentsThatStartNoEscape() {
+        #expect(RequestURL.escapingStrayPercents("a%b_c").text == "a%25b_c")
+        #expect(RequestURL.escapingStrayPercents("x%20y").text == "x%20y")
+        #expect(RequestURL.escapingStrayPercents("%").text == "%25")
+        #expect(RequestURL.escapingStrayPercents("%2").text == "%252")
+        #expect(RequestURL.escapingStrayPercents("ü%zz%41").text == "ü%25zz%41")
+        #expect(RequestURL.escapingStrayPercents("plain").escaped.isEmpty)
+    }
+
+    @Test func mapsPositionsBack() {
+        let (text, escaped) = RequestURL.escapingStrayPercents("'%' eq %x or")
+        #expect(text == "'%25' eq %25x or")
+        // "or" starts at 13 in the result and at 9 in the input.
+        #expect(RequestURL.originalPosition(13, escaped: escaped) == 9)
+        #expect(RequestURL.originalPosition(0, escaped: escaped) == 0)
+        #expect(RequestURL.originalPosition(4, escaped: escaped) == 2)
+    }
+}

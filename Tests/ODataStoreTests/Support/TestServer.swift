@@ -19,6 +19,8 @@ final class TestServer: Sendable {
     enum Kind: Sendable {
         case v4
         case v2
+        /// The V4 service with data chosen to trip up query evaluators (tricky_service.py).
+        case v4tricky
     }
 
     struct Failure: Error, CustomStringConvertible {
@@ -42,7 +44,7 @@ final class TestServer: Sendable {
 
     /// Starts an OData service (`serve.py v4|v2`).
     static func start(_ kind: Kind, pageSize: Int? = nil, timeoutSeconds: Int = 60) throws -> TestServer {
-        var args = ["serve.py", kind == .v4 ? "v4" : "v2"]
+        var args = ["serve.py", kind == .v4 ? "v4" : (kind == .v2 ? "v2" : "v4tricky")]
         if let pageSize { args += ["--page-size", String(pageSize)] }
         return try TestServer(arguments: args, timeoutSeconds: timeoutSeconds)
     }

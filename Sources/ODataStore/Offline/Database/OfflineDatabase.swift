@@ -15,7 +15,9 @@ final class OfflineDatabase: Sendable {
     func install(_ file: StoreFile) { box.value = file }
 
     func requireFile() throws(ODataStoreError) -> StoreFile {
-        guard let f = box.value else { throw ODataStoreError(.closed, "the store file is not open") }
+        guard let f = box.value else {
+            throw ODataStoreError(.invalidState, "the store file is not open (the store is still opening, or opening failed)")
+        }
         return f
     }
 

@@ -22,8 +22,13 @@ struct SQLiteError: Error, Sendable, CustomStringConvertible {
             || c == SQLITE_CORRUPT || c == SQLITE_PERM || c == SQLITE_NOTADB
     }
 
-    /// The store error an app sees.
+    /// The store error an app sees. An OData evaluation error raised by the store's SQL
+    /// functions (integer overflow, division by zero) is the request's fault: reported as the
+    /// service reports a request it cannot evaluate, HTTP 400 (`ODS_EHTTP`).
     func storeError(_ what: String) -> ODataStoreError {
+        if message.hasPrefix(SQLFunctions.errorPrefix) {
+            return ODataStoreError(.http, "the request cannot be evaluated: \(message.dropFirst(SQLFunctions.errorPrefix.count))", httpStatus: 400)
+        }
         if code & 0xFF == SQLITE_NOMEM { return ODataStoreError(.noMemory, "\(what): \(message)") }
         if code & 0xFF == SQLITE_INTERRUPT { return ODataStoreError(.cancelled, "\(what): cancelled") }
         return ODataStoreError(isIO ? .io : .error, "\(what): \(description)")

@@ -20,7 +20,11 @@ struct ExpandPlan: Sendable {
 
     /// Resolves `$expand` items on rows of `table`. `$expand=*`, `$ref` and `$count` items and
     /// type-cast paths other than the set's own derived types are refused as unsupported.
-    static func make(_ expand: [ExpandItem]?, on table: EntityTable, schema: StoreSchema) throws(ODataStoreError) -> ExpandPlan {
+    /// `select` is the `$select` of the entities being expanded from: V2 selects properties
+    /// of expanded entities there (`$select=ID,Products/Name`), which become the expansion's
+    /// own `$select` when it has none.
+    static func make(_ expand: [ExpandItem]?, on table: EntityTable, schema: StoreSchema,
+                     select: [SelectItem]? = nil) throws(ODataStoreError) -> ExpandPlan {
         guard let expand else { return .none }
         var items: [Item] = []
         for e in expand {
@@ -42,7 +46,13 @@ struct ExpandPlan: Sendable {
                 current = link.target
             }
             var options = e.options
-            var nested = try make(options.expand, on: current, schema: schema)
+            if options.select == nil, let select {
+                // The parent's select items under this navigation path, without the path.
+                let inner = select.filter { $0.path.count > path.count && Array($0.path.prefix(path.count)) == path }
+                    .map { SelectItem(path: Array($0.path.dropFirst(path.count)), position: $0.position) }
+                if !inner.isEmpty { options.select = inner }
+            }
+            var nested = try make(options.expand, on: current, schema: schema, select: options.select)
             options.expand = nil
             // Build from the innermost navigation outwards.
             var item = Item(link: chain[chain.count - 1], options: options, nested: nested)

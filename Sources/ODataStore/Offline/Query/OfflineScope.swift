@@ -4,24 +4,35 @@
 /// that was never downloaded.
 ///
 /// A navigation with a referential constraint joins on columns: it is covered when its
-/// target set is. One without (a link table) is covered only in the direction a defining
-/// request expanded it, since only those downloads recorded its links.
+/// target set is. One without (a link table) is covered in the direction a defining request
+/// expanded it, since only those downloads recorded its links, and in the partner's direction
+/// too when that defining request read a whole entity set and expanded it completely (then
+/// every link of the downloaded entities is recorded).
 struct OfflineScope: Sendable {
     private(set) var sets: Set<String> = []
-    private(set) var expanded: Set<String> = []
+    /// Link tables whose links are known in a direction: "table|reversed".
+    private(set) var linkDirections: Set<String> = []
 
     init(_ definitions: [DefiningRequest]) {
         for d in definitions {
             sets.insert(d.table.entitySet)
-            add(d.expand)
+            // A whole entity set (no key, no $filter/$top/$skip) expanded completely records
+            // every link of its entities: the partner direction is complete too.
+            let o = d.request.options
+            let wholeSet = d.resolved.steps.count == 1 && d.resolved.result == .collection
+                && o.filter == nil && o.top == nil && o.skip == nil && o.search == nil
+            add(d.expand, wholeSet: wholeSet)
         }
     }
 
-    private mutating func add(_ plan: ExpandPlan) {
+    private mutating func add(_ plan: ExpandPlan, wholeSet: Bool) {
         for item in plan.items {
             sets.insert(item.link.target.entitySet)
-            expanded.insert(item.link.source.entitySet + "/" + item.link.name)
-            add(item.nested)
+            if case .linkTable(let table, let reversed) = item.link.join {
+                linkDirections.insert("\(table)|\(reversed)")
+                if wholeSet && item.isComplete { linkDirections.insert("\(table)|\(!reversed)") }
+            }
+            add(item.nested, wholeSet: false)
         }
     }
 
@@ -31,7 +42,7 @@ struct OfflineScope: Sendable {
         guard covers(link.target) else {
             throw ODataStoreError(.notInScope, "\(link.target.entitySet) (through \(link.source.entitySet)/\(link.name)) is not in the offline store: no defining request brought it down")
         }
-        if case .linkTable = link.join, !expanded.contains(link.source.entitySet + "/" + link.name) {
+        if case .linkTable(let table, let reversed) = link.join, !linkDirections.contains("\(table)|\(reversed)") {
             throw ODataStoreError(.notInScope, "\(link.source.entitySet)/\(link.name) is not in the offline store: no defining request expanded it (and $metadata gives no referential constraint to join on)")
         }
     }

@@ -284,6 +284,20 @@ enum OrderedText {
         }
     }
 
+    // MARK: - Times of day
+
+    /// Compares `hh:mm[:ss[.f]]` texts by the time they name (`10:00` = `10:00:00.000`).
+    static func compareTimeOfDay(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Int {
+        switch (TemporalText.timeOfDay(a), TemporalText.timeOfDay(b)) {
+        case let (x?, y?):
+            let (p, q) = (x.totalPicoseconds, y.totalPicoseconds)
+            return p == q ? 0 : (p < q ? -1 : 1)
+        case (.some, nil): return -1
+        case (nil, .some): return 1
+        case (nil, nil): return compareBytes(a, b)
+        }
+    }
+
     // MARK: -
 
     static func compareBytes(_ a: UnsafeBufferPointer<UInt8>, _ b: UnsafeBufferPointer<UInt8>) -> Int {

@@ -42,7 +42,7 @@ struct ResolvedPath: Sendable {
         switch first.role {
         case .entitySet, .singleton: break
         case .operationImport:
-            throw ODataStoreError(.unsupported, "\(first.name) is a function or action import: it is not available offline (send it to the service: use an online or mixed store)")
+            throw ODataStoreError(.unsupported, "\(first.name) is a function or action import: it is not available offline (send it to the service: use an online store)")
         case .metadata:
             throw ODataStoreError(.unsupported, "$metadata is not served by the offline store (ods_store_check_url and the model give it)")
         case .batch:

@@ -21,18 +21,56 @@ struct EntityJSON {
 
     static let fixedColumns = 4
 
-    init(table: EntityTable, model: ServiceModel, select: [SelectItem]?) {
+    /// V2 projections: the service root, for the `@odata.id` of entities whose keys `$select`
+    /// left out (nil for V4, where services send the key properties with any `$select`).
+    let v2Root: String?
+
+    init(table: EntityTable, model: ServiceModel, select: [SelectItem]?, serviceRoot: String? = nil) {
         self.table = table
         self.model = model
         if let select, !select.isEmpty, !select.contains(where: { $0.path.first == "*" }) {
-            // Key properties always: services send them with any $select (they identify the entity).
-            selected = Set(select.compactMap { item in
-                // "NS.Derived/Prop" selects Prop of derived entities.
-                item.path.first(where: { !$0.contains(".") })
-            } + table.keyColumns.map { $0.path[0] })
+            // "NS.Derived/Prop" selects Prop of derived entities.
+            var names = Set(select.compactMap { item in item.path.first(where: { !$0.contains(".") }) })
+            if model.version == .v4 {
+                // V4 services send the key properties with any $select (they identify the entity).
+                names.formUnion(table.keyColumns.map { $0.path[0] })
+                v2Root = nil
+            } else {
+                // V2 services send what was selected and the entity's URI (SAP: __metadata.uri).
+                v2Root = serviceRoot
+            }
+            selected = names
         } else {
             selected = nil
+            v2Root = nil
         }
+    }
+
+    /// The entity's URI as V2 services write it: `<root><Set>(<key>)` (`Products(7)`,
+    /// `Flights(carrid='LH',connid='0400',fldate=datetime'2026-06-01T00:00:00')`).
+    func v2EntityID(_ s: SQLiteStatement, root: String) -> String {
+        var parts: [String] = []
+        for (name, column) in zip(table.keyNames, table.keyColumns) {
+            guard let i = table.columns.firstIndex(of: column) else { continue }
+            let at = i + Self.fixedColumns
+            var literal: String
+            switch column.kind {
+            case .integer:
+                literal = String(s.int64(at: at)) + (column.edm == .int64 ? "L" : "")
+            case .decimal:
+                literal = (s.text(at: at) ?? "0") + "M"
+            case .instant:
+                var t = s.text(at: at) ?? ""
+                if t.hasSuffix("Z") { t.removeLast() }
+                literal = column.edm == .dateTimeOffset ? "datetimeoffset'\(t)'" : "datetime'\(t)'"
+            default:
+                let text = s.text(at: at) ?? ""
+                literal = column.edm == .guid ? "guid'\(text)'" : "'" + text.replacingAll("'", with: "''") + "'"
+            }
+            parts.append(table.keyColumns.count == 1 ? literal : "\(name)=\(literal)")
+        }
+        let root = root.hasSuffix("/") ? root : root + "/"
+        return RequestURL.encode(root + table.entitySet + "(" + parts.joined(separator: ",") + ")")
     }
 
     /// The row's `@rid`.
@@ -46,6 +84,11 @@ struct EntityJSON {
         func comma() {
             if !first { out.append(UInt8(ascii: ",")) }
             first = false
+        }
+        if let root = v2Root, let selected, !table.keyColumns.allSatisfy({ selected.contains($0.path[0]) }) {
+            comma()
+            out.append(contentsOf: "\"@odata.id\":".utf8)
+            JSONWriter.writeString(v2EntityID(s, root: root), into: &out)
         }
         if let etag = s.text(at: 2) {
             comma()

@@ -13,13 +13,21 @@ struct LocalReader {
     let file: StoreFile
     let scope: OfflineScope
     let serviceRoot: String
+    /// The request's parameter aliases (`@p`), typed by the checker.
+    private var aliases: [String: FilterExpression] = [:]
+
+    init(file: StoreFile, scope: OfflineScope, serviceRoot: String) {
+        self.file = file
+        self.scope = scope
+        self.serviceRoot = serviceRoot
+    }
 
     var model: ServiceModel { file.model }
     var schema: StoreSchema { file.schema }
 
     // MARK: - Entry
 
-    func read(path: String, headers: [(name: String, value: String)], paging: Paging) throws(ODataStoreError) -> Response {
+    mutating func read(path: String, headers: [(name: String, value: String)], paging: Paging) throws(ODataStoreError) -> Response {
         let request = try parse(path)
         let resolved = try ResolvedPath.resolve(request, schema: schema)
         for step in resolved.steps where !scope.covers(step.table) {
@@ -31,11 +39,17 @@ struct LocalReader {
         if request.options.search != nil {
             throw ODataStoreError(.unsupported, "$search cannot be evaluated offline")
         }
+        // System query options the store does not evaluate ($apply, $compute, the other
+        // version's $count/$inlinecount...): refused, never ignored.
+        if let other = request.options.otherSystemOptions.first {
+            throw ODataStoreError(.unsupported, "\(other.name) cannot be evaluated offline")
+        }
         try scope.checkFilterPaths(request.options.filter, table: resolved.table, schema: schema)
         for item in request.options.orderBy ?? [] {
             try scope.checkFilterPaths(item.expression, table: resolved.table, schema: schema)
         }
-        let expand = try ExpandPlan.make(request.options.expand, on: resolved.table, schema: schema)
+        aliases = Dictionary(request.options.aliases.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a })
+        let expand = try ExpandPlan.make(request.options.expand, on: resolved.table, schema: schema, select: request.options.select)
         try scope.check(expand, schema: schema)
 
         // Narrow down through the path's parent rows to the result's rows.
@@ -67,10 +81,12 @@ struct LocalReader {
 
     private func parse(_ path: String) throws(ODataStoreError) -> ResourceRequest {
         let relative = DefiningRequest.relative(path, serviceRoot: serviceRoot)
+        let (text, escaped) = RequestURL.escapingStrayPercents(relative)
         do {
-            return try ResourceRequestParser(version: model.version).parse(relative, checkingAgainst: model)
+            return try ResourceRequestParser(version: model.version).parse(text, checkingAgainst: model)
         } catch {
-            throw ODataStoreError(.syntax, "\(error.message) (in \"\(path)\")", position: error.position + (path.count - relative.count))
+            let position = RequestURL.originalPosition(error.position, escaped: escaped) + (path.count - relative.count)
+            throw ODataStoreError(.syntax, "\(error.message) (in \"\(path)\")", position: position)
         }
     }
 
@@ -136,7 +152,7 @@ struct LocalReader {
             for (c, v) in zip(table.keyColumns, key) { parts.append("\(alias).\(c.quoted) = \(params.bind(v))") }
         }
         if let filter = options?.filter {
-            var f = FilterSQL(schema: schema, aliases: SQLAliases(startingAt: 100))
+            var f = FilterSQL(schema: schema, aliases: SQLAliases(startingAt: 100), parameterAliases: aliases)
             parts.append("(" + (try f.condition(filter, in: SQLScope(table: table, alias: alias), &params)) + ")")
         }
         return parts.isEmpty ? "1" : parts.joined(separator: " AND ")
@@ -145,7 +161,7 @@ struct LocalReader {
     private func orderBy(_ options: QueryOptions?, table: EntityTable, alias: String, _ params: inout SQLParameters) throws(ODataStoreError) -> String {
         var terms: [String] = []
         if let items = options?.orderBy {
-            var f = FilterSQL(schema: schema, aliases: SQLAliases(startingAt: 200))
+            var f = FilterSQL(schema: schema, aliases: SQLAliases(startingAt: 200), parameterAliases: aliases)
             for item in items {
                 let term = try f.orderTerm(item.expression, in: SQLScope(table: table, alias: alias), &params)
                 terms.append(term + (item.descending ? " DESC" : ""))
@@ -209,7 +225,7 @@ struct LocalReader {
         if let countValue { out.append(contentsOf: "\"@odata.count\":\(countValue),".utf8) }
         out.append(contentsOf: "\"value\":[".utf8)
         var ranges: [Range<Int>] = []
-        let writer = EntityJSON(table: table, model: model, select: o.select)
+        let writer = EntityJSON(table: table, model: model, select: o.select, serviceRoot: serviceRoot)
         var more = false
         do {
             let s = try file.connection.statement(sql)
@@ -262,7 +278,7 @@ struct LocalReader {
                 throw notFound(path)
             }
             etag = s.text(at: 2)
-            try writeEntity(s, writer: EntityJSON(table: table, model: model, select: request.options.select), expand: expand,
+            try writeEntity(s, writer: EntityJSON(table: table, model: model, select: request.options.select, serviceRoot: serviceRoot), expand: expand,
                             depth: 1, into: &out)
         } catch let e as SQLiteError {
             throw e.storeError("cannot read the store")
@@ -335,6 +351,7 @@ struct LocalReader {
             let o = item.options
             var params = SQLParameters()
             let whereSQL = try conditions(o, table: target, alias: "t0", parent: parent, key: nil, &params)
+            let countParams = params  // the count statement has only the WHERE clause's placeholders
             let order = try orderBy(o, table: target, alias: "t0", &params)
             var sql = "SELECT \(EntityJSON.selectList(target, alias: "t0")) FROM \(target.quoted) t0 WHERE \(whereSQL) ORDER BY \(order)"
             if link.isCollection {
@@ -347,13 +364,13 @@ struct LocalReader {
             if wrote { out.append(UInt8(ascii: ",")) }
             wrote = true
             if link.isCollection, o.count == true {
-                let n = try count(target, whereSQL: whereSQL, params)
+                let n = try count(target, whereSQL: whereSQL, countParams)
                 out.append(contentsOf: "\"\(link.name)@odata.count\":\(n),".utf8)
             }
             out.append(UInt8(ascii: "\""))
             out.append(contentsOf: link.name.utf8)
             out.append(contentsOf: "\":".utf8)
-            let child = EntityJSON(table: target, model: model, select: o.select)
+            let child = EntityJSON(table: target, model: model, select: o.select, serviceRoot: serviceRoot)
             let cs = try file.connection.statement(sql, slot: depth)
             defer { cs.reset() }
             try cs.bind(params.values)

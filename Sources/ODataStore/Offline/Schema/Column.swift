@@ -85,6 +85,18 @@ struct Column: Sendable, Hashable {
     /// flattened complex property share their property's declaring type.
     let declaringType: String
 
+    /// The SQL column type and collation: the kind's, except that GUIDs compare without
+    /// ASCII case (`NOCASE`: hex digits) and times of day as times (`ODS_TIMEOFDAY`), so the
+    /// indexes on such columns serve the comparisons `FilterSQL` writes.
+    var sqlType: String {
+        guard kind == .text, !isCollection else { return kind.sqlType }
+        switch edm {
+        case .guid?: return "TEXT COLLATE NOCASE"
+        case .timeOfDay?, .time?: return "TEXT COLLATE ODS_TIMEOFDAY"
+        default: return kind.sqlType
+        }
+    }
+
     /// `Address/City`: the path as OData writes it.
     var pathText: String { path.joined(separator: "/") }
 

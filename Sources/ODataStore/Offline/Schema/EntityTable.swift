@@ -68,7 +68,7 @@ final class EntityTable: Sendable {
                     "\(SQLName.quote(Self.etagColumn)) TEXT",
                     "\(SQLName.quote(Self.extraColumn)) TEXT",
                     "\(SQLName.quote(Self.stateColumn)) INTEGER NOT NULL DEFAULT 0"]
-        for c in columns { defs.append("\(c.quoted) \(c.kind.sqlType)") }
+        for c in columns { defs.append("\(c.quoted) \(c.sqlType)") }
         var out = ["CREATE TABLE IF NOT EXISTS \(quoted) (\(defs.joined(separator: ", ")))"]
         if !keyColumns.isEmpty {
             out.append("CREATE UNIQUE INDEX IF NOT EXISTS \(SQLName.quote(sqlName + "@key")) ON \(quoted) (\(keyColumns.map(\.quoted).joined(separator: ", ")))")

@@ -19,11 +19,13 @@ struct DefiningRequest: Sendable {
     /// Checks `path` (syntax and schema). Errors carry the character position in `path`.
     static func make(_ path: String, model: ServiceModel, schema: StoreSchema, serviceRoot: String) throws(ODataStoreError) -> DefiningRequest {
         let relative = Self.relative(path, serviceRoot: serviceRoot)
+        let (text, escaped) = RequestURL.escapingStrayPercents(relative)
         let request: ResourceRequest
         do {
-            request = try ResourceRequestParser(version: model.version).parse(relative, checkingAgainst: model)
+            request = try ResourceRequestParser(version: model.version).parse(text, checkingAgainst: model)
         } catch {
-            throw ODataStoreError(.syntax, "defining request \"\(path)\": \(error.message)", position: error.position + (path.count - relative.count))
+            let position = RequestURL.originalPosition(error.position, escaped: escaped) + (path.count - relative.count)
+            throw ODataStoreError(.syntax, "defining request \"\(path)\": \(error.message)", position: position)
         }
         let resolved: ResolvedPath
         do {

@@ -8,6 +8,9 @@
 ...     store.delete("Customers(9001)")
 ...     fut = store.submit("READ", "Products('SKU-0001')")                # concurrent Future
 ...     rows = await store.read_async("Orders?$top=10")                    # asyncio
+>>> with odatastore.Store("http://127.0.0.1:8080/service/", store_path="app.store",
+...                       defining_requests=["Customers", "Orders?$expand=Items"]) as store:
+...     rows = store.read("Customers('ALFKI')/Orders")                     # from the file
 
 Pure ctypes over the C API (include/odatastore.h). The library is found through
 $ODATASTORE_LIBRARY, then a copy bundled in this package, then the system's search path.
@@ -26,6 +29,7 @@ from ._errors import (
     OutOfMemoryError, PreconditionRequiredError, ProtocolError, RequestTimeoutError, ServerError, StateError,
     TLSError, UnauthorizedError, UnsupportedError, library, strerror,
 )
+from ._offline import DefiningRequestInfo, DownloadProgress, OfflineInfo, ProgressCallback
 from ._store import (
     CompletionCallback, Entity, EntityList, Mode, Request, RequestDelegate, RequestFuture, RequestState,
     Response, StateCallback, Store, StoreState,
@@ -36,6 +40,7 @@ __version__ = "0.1.0"
 __all__ = [
     "Store", "Request", "RequestFuture", "Response", "Entity", "EntityList", "RequestDelegate",
     "StateCallback", "CompletionCallback", "Mode", "StoreState", "RequestState",
+    "DownloadProgress", "OfflineInfo", "DefiningRequestInfo", "ProgressCallback",
     "Error", "InvalidArgumentError", "OutOfMemoryError", "StateError", "NotFoundError", "ConflictError",
     "PreconditionRequiredError", "UnauthorizedError", "ForbiddenError", "HTTPError", "ServerError",
     "RequestTimeoutError", "CancelledError", "OfflineError", "TLSError", "IOFailureError", "ProtocolError",

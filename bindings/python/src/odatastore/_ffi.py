@@ -25,8 +25,10 @@ EXPECTED_VERSION_PATCH = 0
 EXPECTED_VERSION_NUMBER = EXPECTED_VERSION_MAJOR * 1_000_000 + EXPECTED_VERSION_MINOR * 1_000 + EXPECTED_VERSION_PATCH
 
 # Struct versions this binding fills in.
-STORE_OPTIONS_VERSION = 1
+STORE_OPTIONS_VERSION = 2          # 2: offline stores (store_path, defining_requests, progress)
 REQUEST_DELEGATE_VERSION = 1
+OFFLINE_INFO_VERSION = 1
+DEFINING_REQUEST_INFO_VERSION = 1
 
 c_int = ctypes.c_int
 c_char_p = ctypes.c_char_p
@@ -50,8 +52,29 @@ class ErrorStruct(ctypes.Structure):
     ]
 
 
+class DownloadProgressStruct(ctypes.Structure):
+    """``ods_download_progress``: read-only, BORROWED for the callback, fields only appended."""
+
+    _fields_ = [
+        ("version", ctypes.c_uint),
+        ("defining_request", c_char_p),
+        ("request_index", c_size_t),
+        ("request_count", c_size_t),
+        ("entities", c_int64),
+        ("bytes", c_int64),
+        ("expected_entities", c_int64),
+        ("total_entities", c_int64),
+        ("total_bytes", c_int64),
+        ("request_finished", c_int),
+    ]
+
+
+# void (*)(ods_store *, const ods_download_progress *, void *context)
+PROGRESS_CB = ctypes.CFUNCTYPE(None, c_void_p, ctypes.POINTER(DownloadProgressStruct), c_void_p)
+
+
 class StoreOptions(ctypes.Structure):
-    """``ods_store_options`` version 1 (ODS_STORE_OPTIONS_INIT is all zeros but the version)."""
+    """``ods_store_options`` version 2 (ODS_STORE_OPTIONS_INIT is all zeros but the version)."""
 
     _fields_ = [
         ("version", ctypes.c_uint),
@@ -72,6 +95,39 @@ class StoreOptions(ctypes.Structure):
         ("user_agent", c_char_p),
         ("csrf_protection", c_int),
         ("metadata_path", c_char_p),
+        # version 2: offline stores
+        ("store_path", c_char_p),
+        ("defining_requests", ctypes.POINTER(c_char_p)),
+        ("download_progress", PROGRESS_CB),
+        ("download_progress_context", c_void_p),
+        ("download_page_size", c_int),
+    ]
+
+
+class OfflineInfoStruct(ctypes.Structure):
+    """``ods_offline_info`` version 1 (the caller sets ``version``)."""
+
+    _fields_ = [
+        ("version", ctypes.c_uint),
+        ("size_bytes", c_int64),
+        ("last_download", c_int64),
+        ("defining_request_count", c_size_t),
+    ]
+
+
+class DefiningRequestInfoStruct(ctypes.Structure):
+    """``ods_defining_request_info`` version 1 (the caller sets ``version``; strings BORROWED
+    until ods_store_close)."""
+
+    _fields_ = [
+        ("version", ctypes.c_uint),
+        ("path", c_char_p),
+        ("entity_set", c_char_p),
+        ("complete", c_int),
+        ("entities", c_int64),
+        ("bytes", c_int64),
+        ("expected_entities", c_int64),
+        ("last_download", c_int64),
     ]
 
 
@@ -116,6 +172,9 @@ _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "ods_store_dispatch": (c_int, [c_void_p, c_int]),
     "ods_store_schedule": (c_int, [ctypes.POINTER(c_uint64), c_void_p, c_int, c_char_p, c_char_p, COMPLETION_CB, c_void_p]),
     "ods_store_cancel": (c_int, [c_void_p, c_uint64]),
+    "ods_store_cancel_download": (c_int, [c_void_p]),
+    "ods_store_offline_info": (c_int, [ctypes.POINTER(OfflineInfoStruct), c_void_p]),
+    "ods_store_defining_request": (c_int, [ctypes.POINTER(DefiningRequestInfoStruct), c_void_p, c_size_t]),
     "ods_request_new": (c_int, [ctypes.POINTER(c_void_p), c_void_p, c_int, c_char_p, c_char_p]),
     "ods_request_free": (None, [c_void_p]),
     "ods_request_set_delegate": (c_int, [c_void_p, ctypes.POINTER(RequestDelegateStruct)]),
@@ -142,6 +201,7 @@ _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "ods_response_etag": (c_char_p, [c_void_p]),
     "ods_response_next_link": (c_char_p, [c_void_p]),
     "ods_response_count": (c_int64, [c_void_p]),
+    "ods_response_is_local": (c_int, [c_void_p]),
     "ods_response_entity_count": (c_size_t, [c_void_p]),
     "ods_response_entity": (c_void_p, [c_void_p, c_size_t]),
     "ods_entity_json": (c_char_p, [c_void_p]),

@@ -8,13 +8,15 @@ import ctypes
 import enum
 import itertools
 import json
+import os
 import threading
 import time
 import weakref
 from typing import Any, Callable, Iterator, Mapping, Optional, Protocol, Sequence, Union
 
-from . import _errors, _ffi, _values
+from . import _errors, _ffi, _offline, _values
 from ._errors import ClosedError, Error, InvalidArgumentError, StateError
+from ._offline import DefiningRequestInfo, DownloadProgress, OfflineInfo, ProgressCallback
 
 # ---------------------------------------------------------------------------------------
 # Enumerations (values are the C ones)
@@ -119,18 +121,22 @@ def _make_entity(data: dict[str, Any], etag: Optional[str]) -> Entity:
 class EntityList(list[Entity]):
     """A page of entities, with the collection's ``@odata.count`` (``total_count``, when asked for
     with ``$count=true`` / ``$inlinecount=allpages``), its next-page link (``next_link``; pass
-    it to :meth:`Store.read` for the next page) and delta link."""
+    it to :meth:`Store.read` for the next page) and delta link, and ``is_local``: True when an
+    offline store answered from its file (:attr:`Response.is_local`)."""
 
     total_count: Optional[int]
     next_link: Optional[str]
     delta_link: Optional[str]
+    is_local: bool
 
     def __init__(self, items: Sequence[Entity] = (), total_count: Optional[int] = None,
-                 next_link: Optional[str] = None, delta_link: Optional[str] = None) -> None:
+                 next_link: Optional[str] = None, delta_link: Optional[str] = None, *,
+                 is_local: bool = False) -> None:
         super().__init__(items)
         self.total_count = total_count
         self.next_link = next_link
         self.delta_link = delta_link
+        self.is_local = is_local
 
     def __repr__(self) -> str:
         return f"EntityList({list.__repr__(self)}, total_count={self.total_count!r}, next_link={self.next_link!r})"
@@ -151,10 +157,12 @@ class Response:
         etag, next_link: the ETag and next-page link, or None.
         count: ``$count`` / inline count, or None.
         entity_count: number of entities (collection length, 1 for one entity, else 0).
+        is_local: True when an offline store answered from its file (no request went to the
+            service), False when the service answered (``ods_response_is_local``).
     """
 
     __slots__ = ("status", "headers", "json_text", "body", "etag", "next_link", "count",
-                 "entity_count", "_data", "_has_data")
+                 "entity_count", "is_local", "_data", "_has_data")
 
     status: int
     headers: list[tuple[str, str]]
@@ -164,9 +172,11 @@ class Response:
     next_link: Optional[str]
     count: Optional[int]
     entity_count: int
+    is_local: bool
 
     def __init__(self, status: int, headers: list[tuple[str, str]], json_text: str, body: bytes,
-                 etag: Optional[str], next_link: Optional[str], count: Optional[int], entity_count: int) -> None:
+                 etag: Optional[str], next_link: Optional[str], count: Optional[int], entity_count: int,
+                 is_local: bool = False) -> None:
         self.status = status
         self.headers = headers
         self.json_text = json_text
@@ -175,6 +185,7 @@ class Response:
         self.next_link = next_link
         self.count = count
         self.entity_count = entity_count
+        self.is_local = is_local
         self._data: Any = None
         self._has_data = False
 
@@ -195,7 +206,7 @@ class Response:
         count = lib.ods_response_count(ptr)
         return cls(lib.ods_response_status(ptr), headers, json_text, body, _ffi.text(lib.ods_response_etag(ptr)),
                    _ffi.text(lib.ods_response_next_link(ptr)), count if count >= 0 else None,
-                   lib.ods_response_entity_count(ptr))
+                   lib.ods_response_entity_count(ptr), lib.ods_response_is_local(ptr) == 1)
 
     def header(self, name: str) -> Optional[str]:
         """The first header of that name (case-insensitive), or None."""
@@ -232,7 +243,8 @@ class Response:
                         types.type_entities(path, entities)
                     count = obj.get("@odata.count")
                     data = EntityList(entities, count if isinstance(count, int) else self.count,
-                                      obj.get("@odata.nextLink"), obj.get("@odata.deltaLink"))
+                                      obj.get("@odata.nextLink"), obj.get("@odata.deltaLink"),
+                                      is_local=self.is_local)
                 else:
                     data = items
             elif isinstance(obj, dict) and self.entity_count == 0 and "value" in obj and all(
@@ -252,7 +264,8 @@ class Response:
         return data
 
     def __repr__(self) -> str:
-        return f"<Response {self.status} {len(self.json_text)} bytes of JSON>"
+        where = " (local)" if self.is_local else ""
+        return f"<Response {self.status}{where} {len(self.json_text)} bytes of JSON>"
 
 
 # ---------------------------------------------------------------------------------------
@@ -338,6 +351,20 @@ def _on_state_py(store_ptr: Optional[int], state: int, error: Any, ctx: Optional
 
 
 _on_state = _ffi.STATE_CB(_on_state_py)
+
+
+def _on_progress_py(store_ptr: Optional[int], progress: Any, ctx: Optional[int]) -> None:
+    try:
+        store = _stores.get(ctx) if ctx else None
+        if store is not None and progress:
+            report = DownloadProgress._copy(progress.contents)  # BORROWED for this call
+            with _Delivering(store):
+                store._progressed(store_ptr, report)
+    except BaseException as e:  # never let an exception cross into C
+        _report_unraisable(e, "odatastore download progress callback")
+
+
+_on_progress = _ffi.PROGRESS_CB(_on_progress_py)
 
 
 def _on_started_py(req_ptr: Optional[int], ctx: Optional[int]) -> None:
@@ -753,20 +780,36 @@ class Request:
 
 
 class Store:
-    """An OData store. Today: online (every request over HTTP to ``service_root``).
+    """An OData store: online (every request over HTTP to ``service_root``) or offline (READs
+    answered from a local SQLite file that defining requests filled).
 
     >>> with odatastore.Store("http://127.0.0.1:8080/service/") as store:
     ...     rows = store.read("Customers?$top=3")
+    >>> with odatastore.Store("http://127.0.0.1:8080/service/", store_path="app.store",
+    ...                       defining_requests=["Customers", "Orders?$expand=Items"],
+    ...                       on_progress=lambda store, p: print(p.total_entities)) as store:
+    ...     rows = store.read("Customers?$top=3")      # from app.store, rows.is_local
 
-    The store opens in the background (loading ``$metadata``); requests made meanwhile wait
-    until it is open. Every method may be called from any thread.
+    The store opens in the background (online: loading ``$metadata``; offline: also the first
+    download of the defining requests); requests made meanwhile wait until it is open. Every
+    method may be called from any thread.
 
     Args:
-        service_root: http(s) URL of the service root.
-        mode: "online" (default); "offline" and "mixed" are not in this release of the
-            library and raise :class:`UnsupportedError` (given ``store_path`` or
-            ``defining_requests``, the default is "offline").
-        store_path, defining_requests: for offline and mixed stores (not yet available).
+        service_root: http(s) URL of the service root (of an offline store: the one its file
+            was made for).
+        mode: "online" (default), "offline" (the default when ``store_path`` or
+            ``defining_requests`` is given) or "mixed" (not in this release of the library:
+            :class:`UnsupportedError`).
+        store_path: offline: the store file (``str`` or path-like), created on the first open.
+        defining_requests: offline: READ paths (relative to the service root) whose results
+            the store downloads and answers from. A new file needs at least one; reopening an
+            existing file needs none (it keeps its own) and adds the new ones given.
+        on_progress: offline: ``on_progress(store, DownloadProgress)`` after every page the
+            download writes (usable with tqdm), through the dispatch mode like every callback.
+            An exception raised in it cancels the download: the open fails and
+            :meth:`wait_open` raises that exception (:meth:`close` does if nobody waited).
+        download_page_size: offline, V4 services: entities per page asked while downloading
+            (``Prefer: odata.maxpagesize``); None: 1000; -1: the service's own paging.
         dispatch: where callbacks run: "thread" (the store's own callback thread), "queue"
             (whoever calls :meth:`dispatch`, or an asyncio loop through :meth:`fileno`), or
             "auto" (default): "queue" attached to the running asyncio loop when created in a
@@ -784,8 +827,11 @@ class Store:
         typed: convert values to Python types using the service's model (default True).
     """
 
-    def __init__(self, service_root: str, *, mode: Optional[str] = None, store_path: Optional[str] = None,
-                 defining_requests: Optional[Sequence[str]] = None, dispatch: str = "auto",
+    def __init__(self, service_root: str, *, mode: Optional[str] = None,
+                 store_path: Union[str, "os.PathLike[str]", None] = None,
+                 defining_requests: Optional[Sequence[str]] = None,
+                 on_progress: Optional[ProgressCallback] = None, download_page_size: Optional[int] = None,
+                 dispatch: str = "auto",
                  odata_version: Optional[int] = None, username: Optional[str] = None,
                  password: Optional[str] = None, bearer_token: Optional[str] = None,
                  headers: Optional[Mapping[str, str]] = None, ca_bundle: Optional[str] = None,
@@ -798,17 +844,34 @@ class Store:
         self._lib = _errors.library()
         self.service_root = service_root
         self.on_state = on_state
+        self.on_progress = on_progress
         self.typed = typed
         if mode is None:
             mode = "offline" if (store_path is not None or defining_requests is not None) else "online"
         if mode not in _KINDS:
             raise InvalidArgumentError(f"mode must be 'online', 'offline' or 'mixed', not {mode!r}", _errors.EINVAL)
-        if mode == "online" and (store_path is not None or defining_requests is not None):
-            raise InvalidArgumentError("store_path and defining_requests are for offline and mixed stores",
-                                       _errors.EINVAL)
+        if mode == "online" and (store_path is not None or defining_requests is not None or on_progress is not None
+                                 or download_page_size is not None):
+            raise InvalidArgumentError("store_path, defining_requests, on_progress and download_page_size are "
+                                       "for offline and mixed stores", _errors.EINVAL)
         self.mode = mode
-        self.store_path = store_path
-        self.defining_requests = list(defining_requests) if defining_requests is not None else None
+        path = os.fspath(store_path) if store_path is not None else None
+        if path is not None and not isinstance(path, str):
+            raise InvalidArgumentError("store_path must be a str or a path-like object of str", _errors.EINVAL)
+        self.store_path: Optional[str] = path
+        if isinstance(defining_requests, (str, bytes)):
+            raise InvalidArgumentError("defining_requests is a list of request paths, not one string",
+                                       _errors.EINVAL)
+        definitions = list(defining_requests) if defining_requests is not None else None
+        for d in definitions or ():
+            if not isinstance(d, str):
+                raise InvalidArgumentError(f"a defining request is a str (a READ path), not {type(d).__name__}",
+                                           _errors.EINVAL)
+        self.defining_requests = definitions
+        if download_page_size is not None and (download_page_size == 0 or download_page_size < -1
+                                               or download_page_size > 2**31 - 1):
+            raise InvalidArgumentError("download_page_size is a positive number of entities, -1 (the service's "
+                                       "own paging) or None (1000)", _errors.EINVAL)
         loop: Optional[asyncio.AbstractEventLoop] = None
         if dispatch == "auto":
             try:
@@ -831,12 +894,15 @@ class Store:
         self._state = StoreState.OPENING
         self._open_error: Optional[Error] = None
         self._state_changed_event = threading.Event()
+        self._open_waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
         self._callback_errors: list[BaseException] = []
         self._default_delegate: Optional[RequestDelegate] = None
         self._types: Optional[_values.TypeCache] = None
         self._loop: Optional[asyncio.AbstractEventLoop] = None
         self._loop_thread: Optional[int] = None
         self._fd: Optional[int] = None
+        self._progress_error: Optional[BaseException] = None
+        self._progress_error_raised = False
         self._key = next(_ids)
 
         opts = _ffi.StoreOptions()
@@ -868,6 +934,16 @@ class Store:
         opts.user_agent = _c(user_agent)
         opts.csrf_protection = 0 if csrf_protection else 1
         opts.metadata_path = _c(metadata_path)
+        opts.store_path = _c(path)
+        if definitions is not None:
+            paths = [_c(d) for d in definitions] + [None]
+            requests = (ctypes.c_char_p * len(paths))(*paths)
+            keep.append(requests)
+            opts.defining_requests = ctypes.cast(requests, ctypes.POINTER(ctypes.c_char_p))
+        if on_progress is not None:
+            opts.download_progress = _on_progress
+            opts.download_progress_context = self._key
+        opts.download_page_size = download_page_size or 0
 
         _stores[self._key] = self
         handle = ctypes.c_void_p()
@@ -930,6 +1006,9 @@ class Store:
         _open_stores.discard(self)
         _stores.pop(self._key, None)
         errors, self._callback_errors = self._callback_errors, []
+        progress_error, self._progress_error = self._progress_error, None
+        if progress_error is not None and not self._progress_error_raised:
+            errors.insert(0, progress_error)
         if errors:
             raise errors[0]
 
@@ -987,12 +1066,35 @@ class Store:
         if st == StoreState.FAILED:
             self._open_error = error
         if st in (StoreState.OPEN, StoreState.FAILED, StoreState.CLOSED):
-            self._state_changed_event.set()
+            with self._cond:
+                self._state_changed_event.set()
+                waiters, self._open_waiters = self._open_waiters, []
+            for loop, fut in waiters:
+                if self._on_loop_thread(loop):
+                    _settle_open(fut)
+                else:
+                    try:
+                        loop.call_soon_threadsafe(_settle_open, fut)
+                    except RuntimeError:  # the loop is closed: nobody awaits any more
+                        pass
         if self.on_state is not None:
             try:
                 self.on_state(self, st, error)
             except BaseException as e:
                 self._callback_errors.append(e)
+
+    def _progressed(self, handle: Optional[int], report: DownloadProgress) -> None:
+        callback = self.on_progress
+        if callback is None or self._progress_error is not None:
+            return  # after an exception in it, the callback is not called again
+        try:
+            callback(self, report)
+        except BaseException as e:
+            self._progress_error = e
+            # Stop the download: the open fails with ODS_ECANCELLED, and wait_open() raises
+            # this exception instead. ODS_ESTATE when the download is already over (the
+            # exception is then raised by close()).
+            self._lib.ods_store_cancel_download(handle)
 
     @property
     def state(self) -> StoreState:
@@ -1009,14 +1111,71 @@ class Store:
             return _errors.check(self._lib, self._lib.ods_store_odata_version(self._handle))
 
     def wait_open(self, timeout: Optional[float] = None) -> None:
-        """Waits until the store is open; raises the opening error if it failed, or
+        """Waits until the store is open (offline: its first download done); raises the
+        opening error if it failed (or the exception ``on_progress`` raised), or
         :class:`RequestTimeoutError` after ``timeout`` seconds."""
         if not self._wait_for(self._state_changed_event, timeout):
             raise _errors.make(_errors.ETIMEOUT, f"the store did not open within {timeout} s")
+        self._raise_open_outcome()
+
+    async def wait_open_async(self, timeout: Optional[float] = None) -> None:
+        """:meth:`wait_open`, awaited: the loop keeps running while the store opens (an
+        offline store's first download may take a while). With dispatch "queue" the store's
+        descriptor is watched by the running loop, as for :meth:`read_async`."""
+        loop = asyncio.get_running_loop()
+        if not self._closed:
+            self._attach_for_async(loop)
+        fut: asyncio.Future[None] = loop.create_future()
+        with self._cond:
+            waiting = not self._state_changed_event.is_set()
+            if waiting:
+                self._open_waiters.append((loop, fut))
+        if waiting:
+            try:
+                await asyncio.wait_for(fut, timeout)
+            except asyncio.TimeoutError:
+                raise _errors.make(_errors.ETIMEOUT, f"the store did not open within {timeout} s") from None
+        self._raise_open_outcome()
+
+    def _raise_open_outcome(self) -> None:
+        if self._state == StoreState.FAILED and self._progress_error is not None:
+            self._progress_error_raised = True
+            raise self._progress_error from self._open_error
         if self._state == StoreState.FAILED and self._open_error is not None:
             raise self._open_error
         if self._closed:
             raise ClosedError("the store is closed", _errors.ECLOSED)
+
+    # -- offline --------------------------------------------------------------------------
+
+    def offline_info(self) -> OfflineInfo:
+        """What an offline store's file holds: its size, the last download and every defining
+        request with its counts (``ods_store_offline_info`` / ``ods_store_defining_request``).
+        Available once the store file is open (also while its first download runs):
+        :class:`StateError` before, :class:`ClosedError` after a failed open (the library's
+        answer; its header says ODS_ESTATE), :class:`UnsupportedError` for online stores."""
+        lib = self._lib
+        with self._use():
+            info = _ffi.OfflineInfoStruct()
+            info.version = _ffi.OFFLINE_INFO_VERSION
+            _errors.check(lib, lib.ods_store_offline_info(ctypes.byref(info), self._handle))
+            requests = []
+            for index in range(info.defining_request_count):
+                d = _ffi.DefiningRequestInfoStruct()
+                d.version = _ffi.DEFINING_REQUEST_INFO_VERSION
+                _errors.check(lib, lib.ods_store_defining_request(ctypes.byref(d), self._handle, index))
+                requests.append(DefiningRequestInfo._copy(d))  # strings BORROWED until close: copied
+        return OfflineInfo(self.store_path or "", int(info.size_bytes), _offline._when(int(info.last_download)),
+                           requests)
+
+    def cancel_download(self) -> None:
+        """Stops the offline store's download in progress. During the first download the
+        open fails with :class:`CancelledError` (:meth:`wait_open` raises it, held requests
+        fail with it); what was written stays in the file and the next open resumes after
+        it. :class:`StateError` when no download runs, :class:`UnsupportedError` for online
+        stores."""
+        with self._use():
+            _errors.check(self._lib, self._lib.ods_store_cancel_download(self._handle))
 
     # -- dispatch ---------------------------------------------------------------------------
 
@@ -1221,7 +1380,14 @@ class Store:
     def cancel(self, request_id: int) -> None:
         """Cancels the started request with this id (:class:`NotFoundError` when unknown or done)."""
         with self._use():
-            _errors.check(self._lib, self._lib.ods_store_cancel(self._handle, request_id))
+            rc = self._lib.ods_store_cancel(self._handle, request_id)
+            if rc == _errors.ESTATE:
+                # ods_store_cancel promises ODS_ENOTFOUND for a request that is done, but answers
+                # ODS_ESTATE ("already finished") while the library still lists a finished
+                # request as in flight, just after its last callback: done is done.
+                err = _errors.last(self._lib, rc)
+                raise _errors.NotFoundError(err.message, _errors.ENOTFOUND)
+            _errors.check(self._lib, rc)
 
     def set_default_delegate(self, delegate: Optional[RequestDelegate]) -> None:
         """The delegate of requests that have none of their own (requests made afterwards)."""
@@ -1271,6 +1437,11 @@ class Store:
         """:meth:`call`, awaited."""
         return await self.execute_async(Mode.FUNCTION, path,
                                         dict(parameters) if parameters is not None else None, **options)
+
+
+def _settle_open(fut: "asyncio.Future[None]") -> None:
+    if not fut.done():
+        fut.set_result(None)
 
 
 def _body(data: Union[Mapping[str, Any], str, bytes]) -> Any:
