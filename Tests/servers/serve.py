@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Start a real OData test service on 127.0.0.1.
 
-    python Tests/servers/serve.py v4|v2 [--page-size N] [--port 0] [--threads N]
+    python Tests/servers/serve.py v4|v2|v4tricky|v2flight|v4flight [--page-size N] [--port 0] [--threads N]
+                                  [--products N] [--categories N] [--orderlines N]   (v4, v2)
 
 Prints ``READY <service-root-url>`` when listening, then runs until SIGTERM/SIGINT or
 until stdin reaches EOF (see _launcher.py). Services, models and quirks: README.md.
@@ -31,9 +32,25 @@ def main() -> None:
                         help="server-driven paging: at most N entities per response "
                              "(v4 default: no paging; v2 default: 100, pyslet's topmax)")
     parser.add_argument("--threads", type=int, default=8, help="waitress worker threads")
+    # Larger data sets for benchmarks (bench/download, bench/localread); the defaults are the
+    # seed every test relies on (README.md, "Seed data").
+    parser.add_argument("--products", type=int, default=None, metavar="N",
+                        help="seed N products instead of 300 (same formulas)")
+    parser.add_argument("--categories", type=int, default=None, metavar="N",
+                        help="spread the products over N categories instead of 10")
+    parser.add_argument("--orderlines", type=int, default=None, metavar="N",
+                        help="seed N order lines instead of 200")
     _launcher.add_common_arguments(parser)
     args = parser.parse_args()
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
+
+    import seed
+    try:
+        sizes = seed.Sizes(args.products, args.categories, args.orderlines)
+    except ValueError as exc:
+        parser.error(str(exc))
+    if not sizes.is_default() and args.version not in ("v4", "v2"):
+        parser.error("--products, --categories and --orderlines apply to v4 and v2 only")
 
     import waitress
     _keep_alive_after_bodiless_responses()
@@ -41,7 +58,7 @@ def main() -> None:
     cleanup_dirs: list[str] = []
     if args.version == "v4":
         import v4_service
-        app = v4_service.build_app(args.page_size)
+        app = v4_service.build_app(args.page_size, sizes)
         mount = v4_service.MOUNT + "/"
     elif args.version == "v4tricky":
         import tricky_service
@@ -70,7 +87,7 @@ def main() -> None:
     )
     root = f"http://{args.host}:{server.effective_port}{mount}"
     if args.version == "v2":
-        _deferred_app.app = v2_service.build_app(root, workdir, args.page_size)
+        _deferred_app.app = v2_service.build_app(root, workdir, args.page_size, sizes)
     elif args.version == "v2flight":
         _deferred_app.app = flight_service.build_app(root, workdir, args.page_size)
 

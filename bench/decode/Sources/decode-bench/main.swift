@@ -28,20 +28,36 @@ func measure(_ body: () throws -> Void) rethrows -> (best: Double, median: Doubl
     return (times[0], times[times.count / 2])
 }
 
+// DECODE_PATH=download: the call the offline store's download makes for each page
+// (Sources/ODataStore/Offline/Sync/Download.swift): entities of the set's type, with a
+// PayloadSchema made once per model, as ServiceSession does.
+let downloadPath = ProcessInfo.processInfo.environment["DECODE_PATH"] == "download"
+let schema = model.map { PayloadSchema($0) }
+let entityType: String? = downloadPath ? model?.entitySet(set ?? "")?.entityType : nil
+func decodeOnce() throws -> DecodedPayload {
+    if downloadPath {
+        return try PayloadDecoder.decode(body, contentType: contentType, version: version, model: model, entitySet: nil,
+                                         entityType: entityType, target: .entities, schema: schema)
+    }
+    return try PayloadDecoder.decode(body, contentType: contentType, version: version, model: model, entitySet: set)
+}
+
 var entities = 0
 var outBytes = 0
 for _ in 0..<2 {  // warm-up
-    let r = try PayloadDecoder.decode(body, contentType: contentType, version: version, model: model, entitySet: set)
+    let r = try decodeOnce()
     entities = r.entityCount
     outBytes = r.json.utf8.count
 }
 let decode = try measure {
-    let r = try PayloadDecoder.decode(body, contentType: contentType, version: version, model: model, entitySet: set)
+    let r = try decodeOnce()
     precondition(r.entityCount == entities)
 }
 var line = "{\"name\":\"\(name)\",\"bytes\":\(body.count),\"outBytes\":\(outBytes),\"entities\":\(entities),"
 line += "\"decodeBest\":\(decode.best),\"decodeMedian\":\(decode.median)"
-if contentType.contains("json") && ProcessInfo.processInfo.environment["DECODE_ONLY"] == nil {
+if downloadPath {
+    // Nothing else: the tree alternatives are measured on the fixture pages.
+} else if contentType.contains("json") && ProcessInfo.processInfo.environment["DECODE_ONLY"] == nil {
     // The alternative design: build a JSONValue tree, then write it (no typing at all).
     let tree = try measure {
         let v = try JSONValue.parse(body)
