@@ -23,7 +23,7 @@
 #     sqlite-late   --mode insert --late-index: plain INSERTs, indexes built after the load
 #                   (the sqlite-* rows use no server: SQLite's own floor, under the same load)
 #     alt-v4        ods_download with another build of the library (--compare-lib DIR, e.g. a
-#                   tree with bench/download/entitywriter-experiment.patch applied), same rounds
+#                   tree with a proposed change applied), same rounds
 #   V2 (pyslet, --v2-products 20000 over 20 categories, server page size 5000):
 #     cli-v2, c-v2, lean-v2, pyodata (pyodata 1.12.1 + sqlite3)
 #
