@@ -161,15 +161,9 @@ final class OfflineEngine: RequestEngine {
     // MARK: - Requests
 
     func execute(_ job: RequestJob, completion: @escaping @Sendable (Result<Response, RequestFailure>) -> Void) -> EngineTask? {
-        switch job.mode {
-        case .read: break
-        case .function:
+        if job.mode == .function {
             completion(.failure(RequestFailure(error: ODataStoreError(.unsupported,
                 "function and action imports are not available offline: \(job.path) needs the service (use an online store)"))))
-            return nil
-        default:
-            completion(.failure(RequestFailure(error: ODataStoreError(.unsupported,
-                "local changes (create, update, delete) are not available in this release of the offline store"))))
             return nil
         }
         let task = LocalTask()
@@ -179,8 +173,13 @@ final class OfflineEngine: RequestEngine {
             do throws(ODataStoreError) {
                 guard let file = database.file else { throw ODataStoreError(.closed, "the store is closed") }
                 let scope = state.withLock { $0.scope }
-                var reader = LocalReader(file: file, scope: scope, serviceRoot: session.serviceRoot)
-                result = .success(try reader.read(path: job.path, headers: job.headers, paging: job.paging))
+                if job.mode == .read {
+                    var reader = LocalReader(file: file, scope: scope, serviceRoot: session.serviceRoot)
+                    result = .success(try reader.read(path: job.path, headers: job.headers, paging: job.paging))
+                } else {
+                    let writer = LocalWrite(file: file, scope: scope, serviceRoot: session.serviceRoot)
+                    result = .success(try writer.execute(mode: job.mode, path: job.path, body: job.body, etag: job.etag))
+                }
             } catch {
                 result = .failure(RequestFailure(error: error))
             }
@@ -199,6 +198,18 @@ final class OfflineEngine: RequestEngine {
         }
         download?.cancel()
         return download != nil
+    }
+
+    /// Local changes waiting for upload.
+    func pendingCount() throws(ODataStoreError) -> Int64 {
+        try database.queue.sync { [self] () throws(ODataStoreError) -> Int64 in
+            let file = try database.requireFile()
+            do throws(SQLiteError) {
+                return try ChangeQueue(connection: file.connection).count()
+            } catch {
+                throw error.storeError("cannot read the upload queue")
+            }
+        }
     }
 
     /// The store's facts (runs on the database queue).

@@ -211,6 +211,14 @@ public final class Store: Sendable {
         return facts.serviceRoot
     }
 
+    /// The number of local changes of an offline store waiting for upload.
+    public func pendingChangeCount() throws(ODataStoreError) -> Int64 {
+        guard let offline = engine as? OfflineEngine else {
+            throw ODataStoreError(.unsupported, "only offline stores queue changes")
+        }
+        return try offline.pendingCount()
+    }
+
     /// Stops the download of defining requests in progress. While the store is opening this
     /// fails the opening with `.cancelled` (requests held meanwhile fail with it); the file
     /// keeps every page written and the next open resumes. `.invalidState` when no download

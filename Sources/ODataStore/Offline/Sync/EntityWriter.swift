@@ -17,6 +17,8 @@ final class EntityWriter {
     private(set) var rowsWritten = 0
     /// Top-level entities written so far.
     private(set) var entitiesWritten = 0
+    /// The row id of the last single entity written (`isCollection: false`).
+    private(set) var lastRowID: Int64?
     private var scratch: [UInt8] = []
     private var sqliteFailure: SQLiteError?
     /// Per table: the column index of the top-level member seen at each position of the last
@@ -63,7 +65,7 @@ final class EntityWriter {
                       isCollection: Bool) throws(Failure) -> Int {
         do throws(JSONError) {
             if !isCollection {
-                _ = try entity(&s, page, table: table, expand: expand)
+                lastRowID = try entity(&s, page, table: table, expand: expand)
                 entitiesWritten += 1
                 return 1
             }
