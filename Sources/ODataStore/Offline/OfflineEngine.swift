@@ -22,6 +22,7 @@ final class OfflineEngine: RequestEngine {
         var definitions: [DefiningRequest] = []
         var scope = OfflineScope([])
         var download: Download?
+        var upload: Upload?
         var cancelledDownload = false
         var closed = false
     }
@@ -200,6 +201,29 @@ final class OfflineEngine: RequestEngine {
         return download != nil
     }
 
+    /// Sends the upload queue (one upload at a time: `.invalidState` while one runs).
+    func upload(progress: (@Sendable (UploadProgress) -> Void)?,
+                completion: @escaping @Sendable (Result<UploadResult, ODataStoreError>) -> Void) throws(ODataStoreError) {
+        let upload = Upload(session: session, online: OnlineEngine(session: session), store: database, progress: progress)
+        try state.withLock { (s) throws(ODataStoreError) in
+            guard !s.closed else { throw ODataStoreError(.closed, "the store is closed") }
+            guard s.upload == nil else { throw ODataStoreError(.invalidState, "an upload is already running") }
+            guard s.download == nil else { throw ODataStoreError(.invalidState, "the store is still downloading") }
+            s.upload = upload
+        }
+        upload.start { [self] result in
+            state.withLock { $0.upload = nil }
+            completion(result)
+        }
+    }
+
+    /// Stops the upload in progress; false when none runs.
+    func cancelUpload() -> Bool {
+        let upload = state.withLock { $0.upload }
+        upload?.cancel()
+        return upload != nil
+    }
+
     /// Local changes waiting for upload.
     func pendingCount() throws(ODataStoreError) -> Int64 {
         try database.queue.sync { [self] () throws(ODataStoreError) -> Int64 in
@@ -227,11 +251,12 @@ final class OfflineEngine: RequestEngine {
     }
 
     func shutdown() {
-        let download: Download? = state.withLock { s in
+        let (download, upload): (Download?, Upload?) = state.withLock { s in
             s.closed = true
-            return s.download
+            return (s.download, s.upload)
         }
         download?.cancel()
+        upload?.cancel()
         session.shutdown()
         database.close()
     }

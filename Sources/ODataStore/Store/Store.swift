@@ -211,6 +211,37 @@ public final class Store: Sendable {
         return facts.serviceRoot
     }
 
+    /// Sends an offline store's local changes to the service, in order (docs/offline.md,
+    /// "Upload"). `progress` and `completion` come through the dispatch mode; `completion`
+    /// exactly once, also when the upload is cancelled or the store closed. Throws (and calls
+    /// neither) when an upload or a download already runs, or for other store kinds.
+    public func upload(progress: (@Sendable (Store, UploadProgress) -> Void)? = nil,
+                       completion: @escaping @Sendable (Store, Result<UploadResult, ODataStoreError>) -> Void) throws(ODataStoreError) {
+        guard let offline = engine as? OfflineEngine else {
+            throw ODataStoreError(.unsupported, "only offline stores upload")
+        }
+        guard state == .open else { throw .state("the store is not open") }
+        let queue = callbacks
+        let owner = self.owner
+        var report: (@Sendable (UploadProgress) -> Void)? = nil
+        if let progress {
+            report = { p in queue.enqueue { if let s = owner.withLock({ $0.store }) { progress(s, p) } } }
+        }
+        try offline.upload(progress: report) { result in
+            let delivered = queue.enqueue { if let s = owner.withLock({ $0.store }) { completion(s, result) } }
+            if !delivered, let s = owner.withLock({ $0.store }) { completion(s, result) }
+        }
+    }
+
+    /// Stops the upload in progress (its completion reports `.cancelled`); `.invalidState`
+    /// when none runs.
+    public func cancelUpload() throws(ODataStoreError) {
+        guard let offline = engine as? OfflineEngine else {
+            throw ODataStoreError(.unsupported, "only offline stores upload")
+        }
+        guard offline.cancelUpload() else { throw .state("no upload is running") }
+    }
+
     /// The number of local changes of an offline store waiting for upload.
     public func pendingChangeCount() throws(ODataStoreError) -> Int64 {
         guard let offline = engine as? OfflineEngine else {

@@ -38,6 +38,16 @@ final class EntityWriter {
         case store(ODataStoreError)
     }
 
+    /// Upserts one entity (canonical JSON) by key as the store's own row (no defining
+    /// request: `ods_members` request 0) and returns its row id.
+    @discardableResult
+    static func upsert(_ json: String, table: EntityTable, file: StoreFile) throws(ODataStoreError) -> Int64 {
+        let writer = EntityWriter(file: file, requestID: 0)
+        _ = try writer.writePage(json, table: table, expand: .none, isCollection: false)
+        guard let rid = writer.lastRowID else { throw ODataStoreError(.error, "the entity was not written") }
+        return rid
+    }
+
     /// Writes a page: a collection (`{"value":[...]}`) or one entity. Returns the number of
     /// top-level entities it held.
     func writePage(_ json: String, table: EntityTable, expand: ExpandPlan, isCollection: Bool) throws(ODataStoreError) -> Int {

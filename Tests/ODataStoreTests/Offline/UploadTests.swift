@@ -1,0 +1,86 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import ODataStore
+
+/// Upload of local changes to the real V4 service: confirmed changes leave the queue with
+/// what the service answered (keys it gave replace local keys, also in foreign keys), a change
+/// the service refuses goes to the error archive while the rest goes on, and the service's
+/// data afterwards is what the app did offline.
+@Suite("Offline store: upload", .serialized, .timeLimit(.minutes(3)))
+struct UploadTests {
+    static func upload(_ store: Store) async throws -> (Result<UploadResult, ODataStoreError>, [UploadProgress]) {
+        let reports = Mutex<[UploadProgress]>([])
+        let result = try await withCheckedThrowingContinuation { (c: CheckedContinuation<Result<UploadResult, ODataStoreError>, Error>) in
+            do {
+                try store.upload(progress: { _, p in reports.withLock { $0.append(p) } }) { _, r in c.resume(returning: r) }
+            } catch {
+                c.resume(throwing: error)
+            }
+        }
+        return (result, reports.withLock { $0 })
+    }
+
+    @Test func uploadsInOrderMapsKeysAndArchivesARefusedChange() async throws {
+        let server = try TestServer.start(.v4)
+        defer { server.stop() }
+        var options = StoreOptions(serviceRoot: server.serviceRoot)
+        options.kind = .offline
+        options.storePath = OfflineStoreTests.temporaryPath("upload.store")
+        options.definingRequests = ["Products", "Categories", "Customers"]
+        let (store, state, error) = try await OfflineStoreTests.opened(options)
+        #expect(state == .open, "\(String(describing: error))")
+        defer { try? store.close() }
+        let online = try Store(options: StoreOptions(serviceRoot: server.serviceRoot))
+        defer { try? online.close() }
+
+        // Someone else changes Products(9) on the service meanwhile: our change of it is stale.
+        _ = try await LocalWriteTests.run(online, .update, "Products(9)", body: #"{"Name":"Changed online"}"#) { try $0.setETag("W/\"1\"") }.get()
+
+        // Offline: a category the service will key, a product in it, other changes.
+        let category = try await LocalWriteTests.run(store, .create, "Categories", body: #"{"Name":"Made offline"}"#).get()
+        let localCategory = try #require(try JSONValue.parse(category.json)["ID"]?.int64Value)
+        #expect(localCategory < 0)
+        _ = try await LocalWriteTests.run(store, .create, "Products",
+            body: #"{"Name":"In the new category","Price":"2.50","Stock":"7","Discontinued":false,"CategoryID":\#(localCategory)}"#).get()
+        _ = try await LocalWriteTests.run(store, .create, "Customers", body: #"{"CustomerID":"UPL1","CompanyName":"Uploaded","City":"Zug"}"#).get()
+        _ = try await LocalWriteTests.run(store, .update, "Products(7)", body: #"{"Price":"70.70"}"#).get()
+        _ = try await LocalWriteTests.run(store, .update, "Products(9)", body: #"{"Name":"Changed offline"}"#).get()
+        _ = try await LocalWriteTests.run(store, .delete, "Products(8)").get()
+        #expect(try store.pendingChangeCount() == 6)
+
+        let (result, reports) = try await Self.upload(store)
+        let r = try result.get()
+        #expect(r == UploadResult(confirmed: 5, failed: 1, remaining: 0), "\(r)")
+        #expect(reports.map(\.sent) == [1, 2, 3, 4, 5, 6])
+        #expect(reports.last == UploadProgress(sent: 6, total: 6, failed: 1))
+        #expect(try store.pendingChangeCount() == 0)
+
+        // The service has what was done offline, the new category under the key it gave.
+        let categories = try JSONValue.parse(try await LocalWriteTests.run(online, .read, "Categories?$filter=Name eq 'Made offline'&$expand=Products").get().json)
+        let created = try #require(categories["value"]?.arrayValue?.first)
+        let serverCategory = try #require(created["ID"]?.int64Value)
+        #expect(serverCategory == 11)
+        // odatapy keeps navigation links apart from foreign keys (a product created with
+        // CategoryID is not in the category's $expand): check the foreign key instead.
+        let inCategory = try JSONValue.parse(try await LocalWriteTests.run(online, .read, "Products?$filter=CategoryID eq \(serverCategory)").get().json)
+        #expect(inCategory["value"]?.arrayValue?.compactMap { $0["Name"]?.stringValue } == ["In the new category"])
+        #expect(try JSONValue.parse(try await LocalWriteTests.run(online, .read, "Customers('UPL1')").get().json)["City"] == .string("Zug"))
+        #expect(try JSONValue.parse(try await LocalWriteTests.run(online, .read, "Products(7)").get().json)["Price"] == .string("70.70"))
+        #expect(try await LocalWriteTests.run(online, .read, "Products(8)").failureCode == .notFound)
+        #expect(try JSONValue.parse(try await LocalWriteTests.run(online, .read, "Products(9)").get().json)["Name"] == .string("Changed online"))
+
+        // Locally: the service's key replaced the local one, in the product's foreign key too.
+        #expect(try await LocalWriteTests.run(store, .read, "Categories(\(localCategory))").failureCode == .notFound)
+        let local = try JSONValue.parse(try await LocalWriteTests.run(store, .read, "Categories(\(serverCategory))?$expand=Products").get().json)
+        #expect(local["Products"]?.arrayValue?.count == 1)
+        #expect(local["@odatastore.pending"] == nil)
+        // The refused change: the entity says so.
+        let nine = try JSONValue.parse(try await LocalWriteTests.run(store, .read, "Products(9)").get().json)
+        #expect(nine["@odatastore.error"] == .bool(true))
+        #expect(nine["Name"] == .string("Changed offline"))
+        // A second upload has nothing to send.
+        let (again, _) = try await Self.upload(store)
+        #expect(try again.get() == UploadResult(confirmed: 0, failed: 0, remaining: 0))
+    }
+}
