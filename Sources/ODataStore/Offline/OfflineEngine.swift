@@ -174,7 +174,9 @@ final class OfflineEngine: RequestEngine {
             do throws(ODataStoreError) {
                 guard let file = database.file else { throw ODataStoreError(.closed, "the store is closed") }
                 let scope = state.withLock { $0.scope }
-                if job.mode == .read {
+                if job.mode == .read, ErrorArchiveName.matches(job.path, serviceRoot: session.serviceRoot, model: file.model) {
+                    result = .success(try errorArchiveResponse(file: file, path: DefiningRequest.relative(job.path, serviceRoot: session.serviceRoot)))
+                } else if job.mode == .read {
                     var reader = LocalReader(file: file, scope: scope, serviceRoot: session.serviceRoot)
                     result = .success(try reader.read(path: job.path, headers: job.headers, paging: job.paging))
                 } else {

@@ -250,6 +250,44 @@ public final class Store: Sendable {
         return try offline.pendingCount()
     }
 
+    /// The local changes the service refused, oldest first (docs/offline.md, "Error
+    /// archive"). Also readable as the `ErrorArchive` collection of an offline store.
+    public func errorArchive() throws(ODataStoreError) -> [ArchivedError] {
+        guard let offline = engine as? OfflineEngine else {
+            throw ODataStoreError(.unsupported, "only offline stores keep an error archive")
+        }
+        return try offline.errorArchive()
+    }
+
+    /// Queues the refused change `id` again; it leaves the archive and goes with the next
+    /// upload. `body` (JSON object), when given, is first merged into the local entity (the
+    /// app's correction, also sent); `etag`, when given, replaces the If-Match the change
+    /// carries (`*`: whatever the service's version). `.notFound` for an unknown id.
+    public func retryError(id: Int64, body: String? = nil, etag: String? = nil) throws(ODataStoreError) {
+        guard let offline = engine as? OfflineEngine else {
+            throw ODataStoreError(.unsupported, "only offline stores keep an error archive")
+        }
+        guard state == .open else { throw .state("the store is not open") }
+        try offline.retryError(id: id, body: body, etag: etag)
+    }
+
+    /// Gives up the refused change `id` and every queued change of its entity; the entity
+    /// goes back to the service's version (read from the service; an entity created offline
+    /// is removed; one the service no longer has is removed). `completion` comes through the
+    /// dispatch mode exactly once.
+    public func revertError(id: Int64, completion: @escaping @Sendable (Store, Result<Void, ODataStoreError>) -> Void) throws(ODataStoreError) {
+        guard let offline = engine as? OfflineEngine else {
+            throw ODataStoreError(.unsupported, "only offline stores keep an error archive")
+        }
+        guard state == .open else { throw .state("the store is not open") }
+        let queue = callbacks
+        let owner = self.owner
+        offline.revertError(id: id) { result in
+            let delivered = queue.enqueue { if let s = owner.withLock({ $0.store }) { completion(s, result) } }
+            if !delivered, let s = owner.withLock({ $0.store }) { completion(s, result) }
+        }
+    }
+
     /// Stops the download of defining requests in progress. While the store is opening this
     /// fails the opening with `.cancelled` (requests held meanwhile fail with it); the file
     /// keeps every page written and the next open resumes. `.invalidState` when no download

@@ -83,4 +83,73 @@ struct UploadTests {
         let (again, _) = try await Self.upload(store)
         #expect(try again.get() == UploadResult(confirmed: 0, failed: 0, remaining: 0))
     }
+
+    static func revert(_ store: Store, _ id: Int64) async throws -> Result<Void, ODataStoreError> {
+        try await withCheckedThrowingContinuation { (c: CheckedContinuation<Result<Void, ODataStoreError>, Error>) in
+            do {
+                try store.revertError(id: id) { _, r in c.resume(returning: r) }
+            } catch {
+                c.resume(throwing: error)
+            }
+        }
+    }
+
+    /// The archive is readable (API and `ErrorArchive` collection); an entry retried with a
+    /// new If-Match reaches the service; an entry reverted puts the service's version back.
+    @Test func archivedChangesAreReadRetriedAndReverted() async throws {
+        let server = try TestServer.start(.v4)
+        defer { server.stop() }
+        var options = StoreOptions(serviceRoot: server.serviceRoot)
+        options.kind = .offline
+        options.storePath = OfflineStoreTests.temporaryPath("archive.store")
+        options.definingRequests = ["Products"]
+        let (store, state, error) = try await OfflineStoreTests.opened(options)
+        #expect(state == .open, "\(String(describing: error))")
+        defer { try? store.close() }
+        let online = try Store(options: StoreOptions(serviceRoot: server.serviceRoot))
+        defer { try? online.close() }
+
+        // Both products change online after the download: our changes of them are stale.
+        _ = try await LocalWriteTests.run(online, .update, "Products(3)", body: #"{"Name":"Three online"}"#) { try $0.setETag("*") }.get()
+        _ = try await LocalWriteTests.run(online, .update, "Products(4)", body: #"{"Name":"Four online"}"#) { try $0.setETag("*") }.get()
+        _ = try await LocalWriteTests.run(store, .update, "Products(3)", body: #"{"Name":"Three offline"}"#).get()
+        _ = try await LocalWriteTests.run(store, .update, "Products(4)", body: #"{"Name":"Four offline"}"#).get()
+        let (first, _) = try await Self.upload(store)
+        #expect(try first.get() == UploadResult(confirmed: 0, failed: 2, remaining: 0))
+
+        let archive = try store.errorArchive()
+        #expect(archive.count == 2)
+        #expect(archive.map(\.httpStatus) == [412, 412])
+        #expect(archive.map(\.path) == ["Products(3)", "Products(4)"])
+        #expect(archive.allSatisfy { $0.entitySet == "Products" && $0.method == "PATCH" })
+        #expect(archive.first?.body?.contains("Three offline") == true)
+        // The same as a collection.
+        let read = try JSONValue.parse(try await LocalWriteTests.run(store, .read, "ErrorArchive").get().json)
+        #expect(read["value"]?.arrayValue?.count == 2)
+        #expect(read["value"]?.arrayValue?.first?["HTTPStatusCode"] == .number("412"))
+        let one = try JSONValue.parse(try await LocalWriteTests.run(store, .read, "ErrorArchive(\(archive[1].id))").get().json)
+        #expect(one["RequestURL"] == .string("Products(4)"))
+        #expect(try await LocalWriteTests.run(store, .read, "ErrorArchive(999999)").failureCode == .notFound)
+        #expect(throws: ODataStoreError.self) { try store.retryError(id: 999999) }
+
+        // Retry the first with If-Match * and a correction: the service takes it.
+        try store.retryError(id: archive[0].id, body: #"{"Stock":"33"}"#, etag: "*")
+        #expect(try store.pendingChangeCount() == 1)
+        #expect(try store.errorArchive().map(\.id) == [archive[1].id])
+        let (second, _) = try await Self.upload(store)
+        #expect(try second.get() == UploadResult(confirmed: 1, failed: 0, remaining: 0))
+        let three = try JSONValue.parse(try await LocalWriteTests.run(online, .read, "Products(3)").get().json)
+        #expect(three["Name"] == .string("Three offline"))
+        #expect(three["Stock"] == .string("33") || three["Stock"] == .number("33"))
+
+        // Revert the second: the local entity is the service's again, nothing pending.
+        try await Self.revert(store, archive[1].id).get()
+        #expect(try store.errorArchive().isEmpty)
+        #expect(try store.pendingChangeCount() == 0)
+        let four = try JSONValue.parse(try await LocalWriteTests.run(store, .read, "Products(4)").get().json)
+        #expect(four["Name"] == .string("Four online"))
+        #expect(four["@odatastore.error"] == nil)
+        #expect(four["@odatastore.pending"] == nil)
+        if case .failure(let e) = try await Self.revert(store, archive[1].id) { #expect(e.code == .notFound) } else { Issue.record("a second revert of the same entry succeeded") }
+    }
 }

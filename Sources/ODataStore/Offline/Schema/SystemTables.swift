@@ -68,7 +68,13 @@ enum SystemTables {
             body TEXT,
             http_status INTEGER NOT NULL,
             odata_code TEXT,
-            message TEXT NOT NULL)
+            message TEXT NOT NULL,
+            properties TEXT,
+            entity_key TEXT,
+            parent_tbl INTEGER,
+            parent_rid INTEGER,
+            parent_nav TEXT,
+            etag TEXT)
         """,
         "CREATE TABLE ods_local_keys (tbl INTEGER NOT NULL, rid INTEGER NOT NULL, local_key TEXT NOT NULL, server_key TEXT, PRIMARY KEY (tbl, rid)) WITHOUT ROWID",
     ]

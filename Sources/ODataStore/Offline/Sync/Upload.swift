@@ -319,12 +319,7 @@ final class Upload: Sendable {
                          status: Int, code: String?, message: String) throws(ODataStoreError) {
         let c = file.connection
         try c.storeTransaction("cannot move the change to the error archive") {
-                try c.run("""
-                    INSERT INTO ods_errors (queue_id, created, mode, tbl, rid, method, path, body, http_status, odata_code, message)
-                    VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)
-                    """, [.integer(change.id), .text(Timestamp.now()), .integer(change.operation.rawValue), .integer(change.table),
-                          .integer(change.rid), .text(method), .text(change.path), body.map { .text($0) } ?? .null,
-                          .integer(Int64(status)), code.map { .text($0) } ?? .null, .text(message)])
+                try ErrorArchive(connection: c).add(change, method: method, body: body, status: status, code: code, message: message)
                 try ChangeQueue(connection: c).remove(id: change.id)
                 if change.operation != .delete {
                     try c.run("UPDATE \(table.quoted) SET \(SQLName.quote(EntityTable.stateColumn)) = ?2 WHERE \(SQLName.quote(EntityTable.ridColumn)) = ?1",
