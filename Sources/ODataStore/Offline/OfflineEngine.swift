@@ -226,6 +226,13 @@ final class OfflineEngine: RequestEngine {
         return upload != nil
     }
 
+    /// Local keys and the service's keys that replaced them.
+    func keyMappings() throws(ODataStoreError) -> [KeyMapping] {
+        try database.queue.sync { [self] () throws(ODataStoreError) -> [KeyMapping] in
+            try LocalKeys(file: try database.requireFile()).all(version: session.odataVersion)
+        }
+    }
+
     /// Local changes waiting for upload.
     func pendingCount() throws(ODataStoreError) -> Int64 {
         try database.queue.sync { [self] () throws(ODataStoreError) -> Int64 in

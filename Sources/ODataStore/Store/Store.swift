@@ -250,6 +250,15 @@ public final class Store: Sendable {
         return try offline.pendingCount()
     }
 
+    /// The keys made locally for entities created offline whose key the service assigns,
+    /// each with the service's key once uploaded (the app's map from old to new).
+    public func keyMappings() throws(ODataStoreError) -> [KeyMapping] {
+        guard let offline = engine as? OfflineEngine else {
+            throw ODataStoreError(.unsupported, "only offline stores make local keys")
+        }
+        return try offline.keyMappings()
+    }
+
     /// The local changes the service refused, oldest first (docs/offline.md, "Error
     /// archive"). Also readable as the `ErrorArchive` collection of an offline store.
     public func errorArchive() throws(ODataStoreError) -> [ArchivedError] {

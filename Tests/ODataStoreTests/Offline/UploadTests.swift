@@ -41,6 +41,7 @@ struct UploadTests {
         let category = try await LocalWriteTests.run(store, .create, "Categories", body: #"{"Name":"Made offline"}"#).get()
         let localCategory = try #require(try JSONValue.parse(category.json)["ID"]?.int64Value)
         #expect(localCategory < 0)
+        #expect(try store.keyMappings() == [KeyMapping(entitySet: "Categories", localPath: "Categories(\(localCategory))", serverPath: nil)])
         _ = try await LocalWriteTests.run(store, .create, "Products",
             body: #"{"Name":"In the new category","Price":"2.50","Stock":"7","Discontinued":false,"CategoryID":\#(localCategory)}"#).get()
         _ = try await LocalWriteTests.run(store, .create, "Customers", body: #"{"CustomerID":"UPL1","CompanyName":"Uploaded","City":"Zug"}"#).get()
@@ -61,6 +62,13 @@ struct UploadTests {
         let created = try #require(categories["value"]?.arrayValue?.first)
         let serverCategory = try #require(created["ID"]?.int64Value)
         #expect(serverCategory == 11)
+        // Both creates had local keys; each now maps to the service's key.
+        let mappings = try store.keyMappings()
+        #expect(mappings.count == 2)
+        #expect(mappings.first == KeyMapping(entitySet: "Categories", localPath: "Categories(\(localCategory))",
+                                             serverPath: "Categories(\(serverCategory))"))
+        #expect(mappings.last?.entitySet == "Products")
+        #expect(mappings.last?.serverPath?.hasPrefix("Products(") == true && mappings.last?.localPath.hasPrefix("Products(-") == true)
         // odatapy keeps navigation links apart from foreign keys (a product created with
         // CategoryID is not in the category's $expand): check the foreign key instead.
         let inCategory = try JSONValue.parse(try await LocalWriteTests.run(online, .read, "Products?$filter=CategoryID eq \(serverCategory)").get().json)
