@@ -160,4 +160,51 @@ struct UploadTests {
         #expect(four["@odatastore.pending"] == nil)
         if case .failure(let e) = try await Self.revert(store, archive[1].id) { #expect(e.code == .notFound) } else { Issue.record("a second revert of the same entry succeeded") }
     }
+
+    /// The service applied a change but its answer was lost (the connection reset after the
+    /// service acted): the next upload sends it again, the service refuses the repeat (412:
+    /// the ETag moved; 409: the key exists), and reading the entity back shows the change is
+    /// there, so it counts as done: nothing doubled, nothing archived.
+    @Test func changesWhoseAnswerWasLostAreConfirmedByReadingBack() async throws {
+        let server = try TestServer.start(.v4)
+        defer { server.stop() }
+        let proxy = try TestServer.faultProxy(upstream: server.serviceRoot)
+        defer { proxy.stop() }
+        var options = StoreOptions(serviceRoot: proxy.serviceRoot)
+        options.kind = .offline
+        options.storePath = OfflineStoreTests.temporaryPath("lost.store")
+        options.definingRequests = ["Products", "Customers"]
+        options.limits.maxRetries = 0
+        let (store, state, error) = try await OfflineStoreTests.opened(options)
+        #expect(state == .open, "\(String(describing: error))")
+        defer { try? store.close() }
+
+        _ = try await LocalWriteTests.run(store, .update, "Products(12)", body: #"{"Price":"12.50","Name":"Twelve"}"#).get()
+        _ = try await LocalWriteTests.run(store, .create, "Customers", body: #"{"CustomerID":"LOST1","CompanyName":"Lost answer"}"#).get()
+        // Upload 1: the update's answer is lost (the upload stops). Upload 2: the update is
+        // refused (412), read back, confirmed; the create's answer is lost. Upload 3: the
+        // create is refused (409), read back, confirmed.
+        try proxy.setFault("reset_after", count: 1, match: "Products(12)")
+        let (first, _) = try await Self.upload(store)
+        #expect(throws: ODataStoreError.self) { try first.get() }
+        try proxy.setFault("reset_after", count: 1, match: "Customers")
+        let (second, reports) = try await Self.upload(store)
+        #expect(throws: ODataStoreError.self) { try second.get() }
+        #expect(reports.last == UploadProgress(sent: 1, total: 2, failed: 0))
+        let (result, _) = try await Self.upload(store)
+        let archived = try store.errorArchive()
+        #expect(try result.get() == UploadResult(confirmed: 1, failed: 0, remaining: 0), "\(archived)")
+        #expect(try store.pendingChangeCount() == 0)
+        #expect(try store.errorArchive().isEmpty)
+        let online = try Store(options: StoreOptions(serviceRoot: server.serviceRoot))
+        defer { try? online.close() }
+        let twelve = try JSONValue.parse(try await LocalWriteTests.run(online, .read, "Products(12)").get().json)
+        #expect(twelve["Name"] == .string("Twelve"))
+        let lost = try JSONValue.parse(try await LocalWriteTests.run(online, .read, "Customers?$filter=CustomerID eq 'LOST1'").get().json)
+        #expect(lost["value"]?.arrayValue?.count == 1)
+        // The local row carries the service's current ETag: a further change goes through.
+        _ = try await LocalWriteTests.run(store, .update, "Products(12)", body: #"{"Stock":"3"}"#).get()
+        let (after, _) = try await Self.upload(store)
+        #expect(try after.get() == UploadResult(confirmed: 1, failed: 0, remaining: 0))
+    }
 }
