@@ -207,4 +207,45 @@ struct UploadTests {
         let (after, _) = try await Self.upload(store)
         #expect(try after.get() == UploadResult(confirmed: 1, failed: 0, remaining: 0))
     }
+
+    /// A create of an entity the service keys whose answer was lost is not sent again (a
+    /// service that ignores Repeatability-Request-ID would make a second one): it goes to the
+    /// archive as uncertain, with the request, and the app decides.
+    @Test func aServerKeyedCreateWhoseAnswerWasLostIsArchivedAsUncertain() async throws {
+        let server = try TestServer.start(.v4)
+        defer { server.stop() }
+        let proxy = try TestServer.faultProxy(upstream: server.serviceRoot)
+        defer { proxy.stop() }
+        var options = StoreOptions(serviceRoot: proxy.serviceRoot)
+        options.kind = .offline
+        options.storePath = OfflineStoreTests.temporaryPath("uncertain.store")
+        options.definingRequests = ["Categories"]
+        options.limits.maxRetries = 0
+        let (store, state, error) = try await OfflineStoreTests.opened(options)
+        #expect(state == .open, "\(String(describing: error))")
+        defer { try? store.close() }
+        let created = try JSONValue.parse(try await LocalWriteTests.run(store, .create, "Categories", body: #"{"Name":"Uncertain"}"#).get().json)
+        let local = try #require(created["ID"]?.int64Value)
+        try proxy.setFault("reset_after", count: 1, match: "Categories")
+        let (first, _) = try await Self.upload(store)
+        #expect(throws: ODataStoreError.self) { try first.get() }
+        let (second, _) = try await Self.upload(store)
+        #expect(try second.get() == UploadResult(confirmed: 0, failed: 1, remaining: 0))
+        let archive = try store.errorArchive()
+        #expect(archive.count == 1)
+        #expect(archive.first?.httpStatus == 0 && archive.first?.method == "POST")
+        #expect(archive.first?.body?.contains("Uncertain") == true)
+        #expect(archive.first?.message.contains("answer never arrived") == true)
+        // The service made it once; the app reverts the local copy and downloads instead.
+        let online = try Store(options: StoreOptions(serviceRoot: server.serviceRoot))
+        defer { try? online.close() }
+        let there = try JSONValue.parse(try await LocalWriteTests.run(online, .read, "Categories?$filter=Name eq 'Uncertain'").get().json)
+        #expect(there["value"]?.arrayValue?.count == 1)
+        try await Self.revert(store, try #require(archive.first?.id)).get()
+        #expect(try await LocalWriteTests.run(store, .read, "Categories(\(local))").failureCode == .notFound)
+        #expect(try store.pendingChangeCount() == 0)
+        let (_, _) = try await DownloadRefreshTests.download(store)
+        let local2 = try JSONValue.parse(try await LocalWriteTests.run(store, .read, "Categories?$filter=Name eq 'Uncertain'").get().json)
+        #expect(local2["value"]?.arrayValue?.count == 1)
+    }
 }

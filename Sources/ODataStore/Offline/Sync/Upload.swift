@@ -116,12 +116,12 @@ final class Upload: Sendable {
                 try file.connection.scalar("SELECT 1 FROM ods_local_keys WHERE tbl = ?1 AND rid = ?2 AND server_key IS NULL",
                                            [.integer(change.table), .integer(change.rid)]) != nil
             }
+            let request = try build(change, table: table, file: file, localKey: hasLocalKey)
             if change.operation == .create, hasLocalKey, change.firstSent != nil {
-                try archive(change, table: table, file: file, method: "POST", body: nil, status: 0, code: "uncertain",
+                try archive(change, table: table, file: file, method: request.method, body: request.body, status: 0, code: "uncertain",
                             message: "this create was sent before and its answer never arrived: the service may have created the entity already (it gives the key, so sending it again could create a second one). Check the service, then retry or revert this change.")
                 return next(ids, index + 1, finish)
             }
-            let request = try build(change, table: table, file: file, localKey: hasLocalKey)
             let sentAt = change.firstSent ?? HTTPDate.now()
             try sql { () throws(SQLiteError) in try queue.markSent(id: change.id, at: sentAt) }
             send(change, request, table: table, repeated: change.firstSent != nil, firstSent: sentAt) { [self] outcome in
