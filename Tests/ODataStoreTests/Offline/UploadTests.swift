@@ -248,4 +248,55 @@ struct UploadTests {
         let local2 = try JSONValue.parse(try await LocalWriteTests.run(store, .read, "Categories?$filter=Name eq 'Uncertain'").get().json)
         #expect(local2["value"]?.arrayValue?.count == 1)
     }
+
+    /// Deep inserts and bindings offline: a category with its products, a product bound to an
+    /// existing category, a product with a new category; each entity a queued create, sent
+    /// in an order the service can follow, the keys it gives put in place.
+    @Test func deepInsertsAndBindingsAreUploaded() async throws {
+        let server = try TestServer.start(.v4)
+        defer { server.stop() }
+        var options = StoreOptions(serviceRoot: server.serviceRoot)
+        options.kind = .offline
+        options.storePath = OfflineStoreTests.temporaryPath("deep.store")
+        options.definingRequests = ["Categories", "Products"]
+        let (store, state, error) = try await OfflineStoreTests.opened(options)
+        #expect(state == .open, "\(String(describing: error))")
+        defer { try? store.close() }
+        func product(_ name: String) -> String { #""Name":"\#(name)","Price":"1.00","Stock":"1","Discontinued":false"# }
+
+        let deep = try JSONValue.parse(try await LocalWriteTests.run(store, .create, "Categories",
+            body: #"{"Name":"Deep","Products":[{\#(product("D1"))},{\#(product("D2"))}]}"#).get().json)
+        let deepID = try #require(deep["ID"]?.int64Value)
+        let local = try JSONValue.parse(try await LocalWriteTests.run(store, .read, "Categories(\(deepID))?$expand=Products").get().json)
+        #expect(local["Products"]?.arrayValue?.compactMap { $0["Name"]?.stringValue }.sorted() == ["D1", "D2"])
+        let bound = try JSONValue.parse(try await LocalWriteTests.run(store, .create, "Products",
+            body: #"{\#(product("Bound")),"Category@odata.bind":"Categories(3)"}"#).get().json)
+        #expect(bound["CategoryID"] == .number("3"))
+        let nested = try JSONValue.parse(try await LocalWriteTests.run(store, .create, "Products",
+            body: #"{\#(product("WithNewCategory")),"Category":{"Name":"Nested category"}}"#).get().json)
+        let nestedCategory = try #require(nested["CategoryID"]?.int64Value)
+        #expect(nestedCategory < 0)
+        #expect(try await LocalWriteTests.run(store, .read, "Categories(\(nestedCategory))").get().json.contains("Nested category"))
+        #expect(try store.pendingChangeCount() == 6)
+        // Refused as the service would, or as the store cannot apply.
+        #expect(try await LocalWriteTests.run(store, .create, "Products",
+            body: #"{\#(product("X")),"Category@odata.bind":"Products(1)"}"#).failureCode == .http)
+        #expect(try await LocalWriteTests.run(store, .create, "Categories",
+            body: #"{"Name":"X","Products":5}"#).failureCode == .http)
+        #expect(try store.pendingChangeCount() == 6)
+
+        let (result, _) = try await Self.upload(store)
+        #expect(try result.get() == UploadResult(confirmed: 6, failed: 0, remaining: 0))
+        let online = try Store(options: StoreOptions(serviceRoot: server.serviceRoot))
+        defer { try? online.close() }
+        func one(_ path: String) async throws -> JSONValue {
+            try #require(try JSONValue.parse(try await LocalWriteTests.run(online, .read, path).get().json)["value"]?.arrayValue?.first)
+        }
+        let deepOnline = try #require(try await one("Categories?$filter=Name eq 'Deep'")["ID"]?.int64Value)
+        let children = try JSONValue.parse(try await LocalWriteTests.run(online, .read, "Products?$filter=CategoryID eq \(deepOnline)").get().json)
+        #expect(children["value"]?.arrayValue?.compactMap { $0["Name"]?.stringValue }.sorted() == ["D1", "D2"])
+        #expect(try await one("Products?$filter=Name eq 'Bound'")["CategoryID"] == .number("3"))
+        let nestedOnline = try #require(try await one("Categories?$filter=Name eq 'Nested category'")["ID"]?.int64Value)
+        #expect(try await one("Products?$filter=Name eq 'WithNewCategory'")["CategoryID"] == .number(String(nestedOnline)))
+    }
 }
