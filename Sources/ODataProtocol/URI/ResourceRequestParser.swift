@@ -66,7 +66,7 @@ public struct ResourceRequestParser: Sendable {
         }
         let rooted = absolute || raw.first == UInt8(ascii: "/")
         if rooted {
-            let skip = try rootSegmentCount(raw, ranges, absolute: absolute, at: pathStart)
+            let skip = try rootSegmentCount(raw, ranges, absolute: absolute, at: pathStart, trailingSlash: trailingSlash != nil)
             ranges.removeFirst(skip)
         }
         // A trailing slash belongs to the service root (`…/service/`); a resource path does
@@ -96,7 +96,8 @@ public struct ResourceRequestParser: Sendable {
     }
 
     /// How many leading segments of a rooted URL belong to the service root.
-    private func rootSegmentCount(_ raw: [UInt8], _ ranges: [Range<Int>], absolute: Bool, at pathStart: Int) throws(URLParseError) -> Int {
+    private func rootSegmentCount(_ raw: [UInt8], _ ranges: [Range<Int>], absolute: Bool, at pathStart: Int,
+                                  trailingSlash: Bool) throws(URLParseError) -> Int {
         if let root = serviceRoot {
             for (i, name) in root.pathSegments.enumerated() {
                 guard i < ranges.count else {
@@ -120,6 +121,8 @@ public struct ResourceRequestParser: Sendable {
         if !absolute { return 0 }
         for (i, r) in ranges.enumerated() where decodedName(raw, r).hasSuffix(".svc") { return i + 1 }
         for (i, r) in ranges.enumerated() where reserved.contains(decodedName(raw, r)) { return i }
+        // A URL that ends in '/' is a service root (ABNF serviceRoot): the service document.
+        if trailingSlash || ranges.isEmpty { return ranges.count }
         throw URLParseError("cannot tell where the service root ends in an absolute URL; give the service root", at: pathStart)
     }
 
@@ -337,10 +340,10 @@ public struct ResourceRequestParser: Sendable {
             // Offsets inside the do block are decoded offsets of the value.
             if value.bytes.isEmpty { throw URLParseError("empty value for \(name)", at: hasEquals ? 0 : -1) }
         }
-        /// V4 expression values have no leading or trailing whitespace (`$filter=` EQ
-        /// `boolCommonExpr`; only `$search` allows BWS).
+        /// Expression values have no leading or trailing whitespace (4.01 ABNF `filter = "$filter"
+        /// EQ boolCommonExpr`, V2 alike; only `$search` allows BWS).
         func requireTrimmed() throws(URLParseError) {
-            guard version == .v4, let f = value.bytes.first, let l = value.bytes.last else { return }
+            guard let f = value.bytes.first, let l = value.bytes.last else { return }
             if f == 0x20 || f == 0x09 { throw URLParseError("unexpected whitespace at the start of \(name)", at: 0) }
             if l == 0x20 || l == 0x09 { throw URLParseError("unexpected whitespace at the end of \(name)", at: value.bytes.count - 1) }
         }
