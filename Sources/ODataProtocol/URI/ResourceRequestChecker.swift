@@ -186,7 +186,7 @@ public struct ResourceRequestChecker: Sendable {
         guard model.version != .v2, s.role == .unresolved, s.arguments == nil, s.key == nil, !s.name.contains("."),
               case .entityCollection = c else { return false }
         if let t = expressionType(c), model.boundOperation(named: s.name, binding: t) != nil { return false }
-        if model.qualifiedStructuredTypeName(s.name) != nil { return false }
+        if derivedTypeName(s.name, from: c) != nil { return false }
         return true
     }
 
@@ -207,6 +207,9 @@ public struct ResourceRequestChecker: Sendable {
                 }
                 let part = all[i + n]
                 guard let l = keyLiteral(part.name, k.property) else {
+                    if part.role == .unresolved, model.property(part.name, of: type) != nil || model.navigationProperty(part.name, of: type) != nil {
+                        throw fail("'\(part.name)' follows a collection; address one entity with a key first", part)
+                    }
                     throw fail("'\(part.name)' is not a value of key property \(k.name) (\(k.property.type.name))", part)
                 }
                 values.append(l)
@@ -368,10 +371,24 @@ public struct ResourceRequestChecker: Sendable {
         return previous.role == .all ? .entityCollection(n) : .entity(n)
     }
 
-    /// A type name without namespace (4.01) as a cast; nil when no derived type has the name.
+    /// A type name without namespace (4.01) as a cast; nil when no type derived from the
+    /// cursor's has the name.
     func unqualifiedCast(_ s: inout PathSegment, after c: Cursor) throws(URLParseError) -> Cursor? {
-        guard model.qualifiedStructuredTypeName(s.name) != nil else { return nil }
-        return try castSegment(&s, model.qualifiedStructuredTypeName(s.name) ?? s.name, after: c)
+        guard let q = derivedTypeName(s.name, from: c) else { return nil }
+        return try castSegment(&s, q, after: c)
+    }
+
+    /// The qualified name of the structured type `name` (qualified or not) when it derives
+    /// from (or is) the cursor's entity or complex type.
+    func derivedTypeName(_ name: String, from c: Cursor) -> String? {
+        let base: String
+        switch c {
+        case .entity(let t), .entityCollection(let t), .complex(let t), .complexCollection(let t): base = t
+        default: return nil
+        }
+        guard let q = model.qualifiedStructuredTypeName(name), let derived = model.types[q],
+              model.lineage(of: derived).contains(where: { $0.qualifiedName == base }) else { return nil }
+        return q
     }
 
     /// A qualified name after an entity, collection or complex value: a type cast or a bound

@@ -82,7 +82,9 @@ public struct ResourceRequestParser: Sendable {
         var options = QueryOptions()
         var optionStarts: [String: Int] = [:]
         if let q = query {
-            options = try parseQuery(raw, from: q + 1, to: end, table, &optionStarts)
+            // `id=` without `$` is `$id` only where an id belongs: `$entity`, `…/$ref`.
+            let idAllowed = segments.first?.role == .entity || segments.last?.role == .ref
+            options = try parseQuery(raw, from: q + 1, to: end, table, &optionStarts, idAllowed: idAllowed)
         }
         try validateOptions(segments, options, optionStarts, urlEnd: end)
         return ResourceRequest(segments: segments, options: options)
@@ -269,7 +271,7 @@ public struct ResourceRequestParser: Sendable {
     // MARK: - Query options
 
     private func parseQuery(_ raw: [UInt8], from start: Int, to end: Int, _ table: PositionTable,
-                            _ starts: inout [String: Int]) throws(URLParseError) -> QueryOptions {
+                            _ starts: inout [String: Int], idAllowed: Bool) throws(URLParseError) -> QueryOptions {
         var options = QueryOptions()
         var i = start
         while i <= end {
@@ -280,7 +282,7 @@ public struct ResourceRequestParser: Sendable {
                 while eq < j && raw[eq] != UInt8(ascii: "=") { eq += 1 }
                 let name = try PercentDecoding.decode(raw, from: i, to: eq, plusAsSpace: plusAsSpace)
                 let value = try PercentDecoding.decode(raw, from: min(eq + 1, j), to: j, plusAsSpace: plusAsSpace)
-                try apply(name.text, at: i, hasEquals: eq < j, value, to: &options, starts: &starts, table)
+                try apply(name.text, at: i, hasEquals: eq < j, value, to: &options, starts: &starts, table, idAllowed: idAllowed)
             }
             i = j + 1
         }
@@ -299,21 +301,21 @@ public struct ResourceRequestParser: Sendable {
 
     /// The canonical name of a system query option, or nil for a custom option or alias. V4
     /// names compare without case and may omit the `$` (4.01 Part 2, 5); V2 names are as
-    /// written. `id` without `$` is a custom option except with `$entity` (URLs rarely mean
-    /// anything else by it).
-    func systemOptionName(_ name: String) -> String? {
+    /// written. `id` without `$` is a custom option unless `idAllowed` (with `$entity` and
+    /// `$ref`; elsewhere URLs rarely mean the entity id by it).
+    func systemOptionName(_ name: String, idAllowed: Bool = false) -> String? {
         if name.hasPrefix("@") { return nil }
         if version == .v2 { return name.hasPrefix("$") ? name : nil }
         let canonical = ExpressionParser.systemOptionName(name, version: version)
         if name.hasPrefix("$") { return canonical }
-        guard Self.v4Options.contains(canonical), canonical != "$id" || name.lowercased() == "id" else { return nil }
+        guard Self.v4Options.contains(canonical), canonical != "$id" || idAllowed else { return nil }
         return canonical
     }
 
     private func apply(_ name: String, at nameStart: Int, hasEquals: Bool, _ value: DecodedComponent, to options: inout QueryOptions,
-                       starts: inout [String: Int], _ table: PositionTable) throws(URLParseError) {
+                       starts: inout [String: Int], _ table: PositionTable, idAllowed: Bool) throws(URLParseError) {
         guard !name.isEmpty else { throw URLParseError("empty query option name", at: nameStart) }
-        let system = systemOptionName(name)
+        let system = systemOptionName(name, idAllowed: idAllowed)
         if let system {
             let known = version == .v2 ? Self.v2Options : version == .v4 ? Self.v4Options : Self.v4Options.union(Self.v2Options)
             guard known.contains(system) else {
