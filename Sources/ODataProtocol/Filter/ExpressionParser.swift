@@ -172,7 +172,14 @@ struct ExpressionParser {
                 guard current.spaceBefore else { throw URLParseError("expected whitespace before 'has'", at: current.start) }
                 try advance()
                 try requireSpaceAfter("has")
+                let rightStart = current.start
                 let right = try parsePrimary()
+                // hasExpr = RWS "has" RWS enumLiteral (a string stands for the enumeration's
+                // member names, as in comparisons); an alias stands for one.
+                switch right.kind {
+                case .literal(.enumMember), .literal(.string), .alias: break
+                default: throw URLParseError("expected an enumeration literal after 'has'", at: rightStart)
+                }
                 left = try make(.binary(.has, left, right), at: leftStart)
             } else if isKeyword("in") {
                 guard current.spaceBefore else { throw URLParseError("expected whitespace before 'in'", at: current.start) }

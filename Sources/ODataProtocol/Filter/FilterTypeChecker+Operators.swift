@@ -18,7 +18,7 @@ extension FilterTypeChecker {
                 if lt == .null { return .primitive(.boolean) }
                 throw fail("'has' needs an enumeration on its left, found \(lt)", l)
             }
-            guard rt == .null || rt == .enumeration(a) else {
+            guard rt == .null || rt == .enumeration(a) || rt == .primitive(.string) else {
                 throw fail("expected a member of \(a) after 'has', found \(rt)", r)
             }
             return .primitive(.boolean)
