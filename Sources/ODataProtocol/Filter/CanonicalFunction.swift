@@ -1,6 +1,7 @@
 /// The canonical functions of `$filter`/`$orderby`, with their arity and the protocol versions
 /// that define them (OData V2 URI Conventions section 4.5; V4.01 URL Conventions 5.1.1.4 ff.).
 /// `cast` and `isof` are not here: they take a type name and parse as `.typeFunction`.
+/// In V4 the names compare without case (4.01 Part 2, 5.1.1): look them up lower-cased.
 public struct CanonicalFunction: Sendable, Hashable {
     public var name: String
     public var minArguments: Int
@@ -35,5 +36,7 @@ public struct CanonicalFunction: Sendable, Hashable {
         f("round", 1, 1), f("floor", 1, 1), f("ceiling", 1, 1),
         f("geo.distance", 2, 2, v2: false), f("geo.length", 1, 1, v2: false), f("geo.intersects", 2, 2, v2: false),
         f("hassubset", 2, 2, v2: false), f("hassubsequence", 2, 2, v2: false),
+        // case(cond:value, …) parses on its own (ExpressionParser.parseCase); listed for its arity.
+        f("case", 2, Int.max, v2: false),
     ])
 }

@@ -20,6 +20,11 @@ public struct FilterExpression: Hashable, Sendable {
         /// `cast`/`isof` with an optional operand (the implicit `$it` when absent) and the
         /// qualified type name (V2 writes it quoted, V4 bare).
         case typeFunction(TypeFunction, FilterExpression?, String)
+        /// V4 JSON array `[1,"a",Name]` (URL Conventions 5.1.1.14.2; items are expressions,
+        /// JSON strings become string literals).
+        case array([FilterExpression])
+        /// V4 JSON object `{"Street":"Main","City":City}` (members in the order written).
+        case object([ObjectMember])
     }
 
     public let kind: Kind
@@ -43,12 +48,14 @@ public struct FilterExpression: Hashable, Sendable {
     private static func childHeight(_ kind: Kind) -> Int {
         switch kind {
         case .literal, .alias: return 0
-        case .member(let m): return m.lambda?.predicate?.height ?? 0
+        case .member(let m): return m.childHeight
         case .unary(_, let e): return e.height
         case .binary(_, let a, let b): return max(a.height, b.height)
         case .inList(let a, let l): return l.reduce(a.height) { max($0, $1.height) }
         case .call(_, let args): return args.reduce(0) { max($0, $1.height) }
         case .typeFunction(_, let e, _): return e?.height ?? 0
+        case .array(let items): return items.reduce(0) { max($0, $1.height) }
+        case .object(let members): return members.reduce(0) { max($0, $1.value.height) }
         }
     }
 
@@ -159,14 +166,33 @@ public struct MemberPath: Hashable, Sendable {
         case root
         /// A lambda range variable in scope.
         case rangeVariable(String)
+        /// V4 `$this`: the instance the query option is evaluated on (in a nested `$filter` of
+        /// `$expand`/`$select`, the expanded or selected item; at the top level `$it`).
+        case this
+        /// A parameter alias whose value is followed by a path: `@a/Street`.
+        case alias(String)
     }
     public enum Segment: Hashable, Sendable {
         case property(String)
         case typeCast(String)
         /// V4 `/$count` on a collection.
         case count
-        /// After `$root`: an entity set or navigation with a key predicate.
+        /// A navigation (or, after `$root`, an entity set) with a key predicate: `Items(1)`,
+        /// `$root/Employees('A1245')`. Unqualified names with literal arguments parse as this
+        /// even when they call a bound function; the schema check tells them apart.
         case keyed(String, SegmentArguments)
+        /// V4 bound (or, after `$root`, unbound) function call, qualified or not:
+        /// `Model.BestProduct()`, `ProductsByColor(color=@c)`, `$root/TheMostPopular()`.
+        /// Parameter values are any expressions (JSON arrays and objects too).
+        case function(String, [FunctionArgument])
+        /// V4 annotation value `@Measures.Currency` or `@Core.Messages#Qualifier` (without `@`).
+        case annotation(String)
+        /// V4 filter segment `/$filter(expr)` on a collection (URL Conventions 4.12); also how
+        /// `$count($filter=expr)` parses (as `/$filter(expr)/$count`).
+        case filter(FilterExpression)
+        /// A key predicate on the collection the previous segment gives: `$filter(…)(1)`,
+        /// `ProductsByColor(color='red')(1)`.
+        case key(SegmentArguments)
     }
 
     public var root: Root
@@ -178,6 +204,34 @@ public struct MemberPath: Hashable, Sendable {
         self.segments = segments
         self.lambda = lambda
     }
+
+    /// Height of the expressions inside the path (function arguments, filter segments, the
+    /// lambda predicate).
+    var childHeight: Int {
+        var h = lambda?.predicate?.height ?? 0
+        for s in segments {
+            switch s {
+            case .function(_, let args): for a in args { h = max(h, a.value.height) }
+            case .filter(let e): h = max(h, e.height)
+            default: break
+            }
+        }
+        return h
+    }
+}
+
+/// A named parameter of a function call in an expression: `Word1=Name`, `colors=["red"]`.
+public struct FunctionArgument: Hashable, Sendable {
+    public var name: String
+    public var value: FilterExpression
+    public init(name: String, value: FilterExpression) { self.name = name; self.value = value }
+}
+
+/// A member of a JSON object literal.
+public struct ObjectMember: Hashable, Sendable {
+    public var name: String
+    public var value: FilterExpression
+    public init(name: String, value: FilterExpression) { self.name = name; self.value = value }
 }
 
 /// A V4 lambda `any(v: predicate)` / `all(v: predicate)`; `any()` has neither.

@@ -54,7 +54,11 @@ extension ExpressionParser {
             if !items.isEmpty { try advance() }
             let e = try parseExpression()
             var descending = false
-            if isIdentifier("desc") { descending = true; try advance() } else if isIdentifier("asc") { try advance() }
+            if isKeyword("desc") || isKeyword("asc") {
+                guard current.spaceBefore else { throw URLParseError("expected whitespace before '\(current.identifier ?? "")'", at: current.start) }
+                descending = isKeyword("desc")
+                try advance()
+            }
             items.append(OrderByItem(expression: e, descending: descending))
         } while current.kind == .comma
         return items

@@ -11,7 +11,7 @@ public enum FilterPrinter {
     /// Binds like a primary expression (needs no parentheses as an operand of anything).
     static func isPrimary(_ e: FilterExpression) -> Bool {
         switch e.kind {
-        case .literal, .alias, .member, .call, .typeFunction: return true
+        case .literal, .alias, .member, .call, .typeFunction, .array, .object: return true
         case .binary(let op, _, _): return op == .has
         case .inList: return true
         case .unary: return false
@@ -56,10 +56,26 @@ public enum FilterPrinter {
         case .call(let name, let args):
             out += name + "("
             for (i, a) in args.enumerated() {
-                if i > 0 { out += "," }
+                // case(cond:value,cond:value)
+                if i > 0 { out += name == "case" && i % 2 == 1 ? ":" : "," }
                 write(a, v, into: &out)
             }
             out += ")"
+        case .array(let items):
+            out += "["
+            for (i, item) in items.enumerated() {
+                if i > 0 { out += "," }
+                writeJSONValue(item, v, into: &out)
+            }
+            out += "]"
+        case .object(let members):
+            out += "{"
+            for (i, m) in members.enumerated() {
+                if i > 0 { out += "," }
+                out += jsonString(m.name) + ":"
+                writeJSONValue(m.value, v, into: &out)
+            }
+            out += "}"
         case .typeFunction(let fn, let operand, let typeName):
             out += fn.rawValue + "("
             if let operand {
@@ -89,7 +105,7 @@ public enum FilterPrinter {
                     text += " has "
                     let rightPrimary: Bool
                     switch r.kind {
-                    case .literal, .alias, .member, .call, .typeFunction: rightPrimary = true
+                    case .literal, .alias, .member, .call, .typeFunction, .array, .object: rightPrimary = true
                     default: rightPrimary = false
                     }
                     writeOperand(r, needsParens: !rightPrimary, v, into: &text)
@@ -100,18 +116,66 @@ public enum FilterPrinter {
                 }
             case .inList(_, let items):
                 if !isPrimary(left) { text = "(" + text + ")" }
-                text += " in ("
-                for (i, item) in items.enumerated() {
-                    if i > 0 { text += "," }
-                    write(item, v, into: &text)
-                }
-                text += ")"
+                text += " in "
+                writeInOperand(items, v, into: &text)
             default:
                 break
             }
             left = node
         }
         out += text
+    }
+
+    /// The right side of `in`: `(literal,…)` for primitive literals, the operand itself for a
+    /// single collection-valued expression (`in Tags`), else a JSON array (`in [1,2 add 3]`).
+    static func writeInOperand(_ items: [FilterExpression], _ v: ODataVersion?, into out: inout String) {
+        if items.count == 1, !ExpressionParser.isListLiteral(items[0]) {
+            let wrap: Bool
+            switch items[0].kind {
+            case .binary, .inList, .unary, .array: wrap = true
+            default: wrap = false
+            }
+            writeOperand(items[0], needsParens: wrap, v, into: &out)
+            return
+        }
+        if items.allSatisfy(ExpressionParser.isListLiteral) {
+            out += "("
+            for (i, item) in items.enumerated() {
+                if i > 0 { out += "," }
+                write(item, v, into: &out)
+            }
+            out += ")"
+            return
+        }
+        write(FilterExpression(.array(items)), v, into: &out)
+    }
+
+    /// Inside a JSON array or object: strings as JSON strings, anything else as an expression.
+    static func writeJSONValue(_ e: FilterExpression, _ v: ODataVersion?, into out: inout String) {
+        if case .literal(.string(let s)) = e.kind {
+            out += jsonString(s)
+        } else {
+            write(e, v, into: &out)
+        }
+    }
+
+    /// A JSON string literal: `"` and `\` escaped, control characters as `\uXXXX`.
+    static func jsonString(_ s: String) -> String {
+        var out = "\""
+        for u in s.unicodeScalars {
+            switch u {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            default:
+                if u.value < 0x20 {
+                    let hex = String(u.value, radix: 16)
+                    out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+                } else {
+                    out.unicodeScalars.append(u)
+                }
+            }
+        }
+        return out + "\""
     }
 
     static func writeOperand(_ e: FilterExpression, needsParens: Bool, _ v: ODataVersion?, into out: inout String) {
@@ -126,13 +190,32 @@ public enum FilterPrinter {
         case .implicit: break
         case .it: parts.append("$it")
         case .root: parts.append("$root")
+        case .this: parts.append("$this")
         case .rangeVariable(let name): parts.append(name)
+        case .alias(let name): parts.append("@" + name)
         }
         for s in m.segments {
             switch s {
             case .property(let n), .typeCast(let n): parts.append(n)
             case .count: parts.append("$count")
             case .keyed(let n, let args): parts.append(n + ArgumentPrinter.print(args, version: v))
+            case .function(let n, let args):
+                var text = n + "("
+                for (i, a) in args.enumerated() {
+                    if i > 0 { text += "," }
+                    text += a.name + "="
+                    write(a.value, v, into: &text)
+                }
+                parts.append(text + ")")
+            case .annotation(let t): parts.append("@" + t)
+            case .filter(let e):
+                var text = "$filter("
+                write(e, v, into: &text)
+                parts.append(text + ")")
+            case .key(let args):
+                // A key predicate attaches to the segment before it: $filter(…)(1), F(p=1)(2).
+                let text = ArgumentPrinter.print(args, version: v)
+                if parts.isEmpty { parts.append(text) } else { parts[parts.count - 1] += text }
             }
         }
         out += parts.joined(separator: "/")

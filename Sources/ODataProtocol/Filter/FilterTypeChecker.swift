@@ -1,13 +1,17 @@
 /// Checks a `$filter`/`$orderby` tree against a `ServiceModel` and returns the same tree with
 /// every node's `type` set.
 ///
-/// It resolves property paths through complex types, navigation properties and type casts,
-/// binds lambda range variables, checks canonical-function argument types, and checks that
-/// comparisons and arithmetic have compatible operands (with numeric promotion). Errors name
-/// the node's position (as stored in the tree) and what was expected.
+/// It resolves property paths through complex types, navigation properties, type casts (also
+/// unqualified: 4.01), key predicates, filter segments, bound functions (qualified or not,
+/// composed: `Products/Model.BestProduct()/Name`), annotations (typed as dynamic), binds
+/// lambda range variables, `$it` (the resource the path addresses), `$this` (the instance the
+/// option is evaluated on: in a nested `$filter` of `$expand`/`$select`, the expanded or
+/// selected item), `$root`, parameter aliases, checks canonical-function argument types, and
+/// checks that comparisons and arithmetic have compatible operands (with numeric promotion).
+/// Errors name the node's position (as stored in the tree) and what was expected.
 ///
-/// Properties of open types that the model does not declare are dynamic: they type as
-/// `.null`, which is compatible with everything.
+/// Properties of open types that the model does not declare, annotations and JSON objects
+/// are dynamic: they type as `.null`, which is compatible with everything.
 public struct FilterTypeChecker: Sendable {
     public let model: ServiceModel
     /// Parameter alias values by name (without `@`), as given in the request's query options.
@@ -18,27 +22,50 @@ public struct FilterTypeChecker: Sendable {
         self.aliases = aliases
     }
 
+    /// What `$it`, `$this` and implicit paths refer to, and the properties `$compute` and
+    /// `$apply` add to `$this`.
+    public struct Context: Sendable {
+        public var it: ExpressionType?
+        public var this: ExpressionType?
+        public var computed: [String: ExpressionType]
+        public init(it: ExpressionType?, this: ExpressionType? = nil, computed: [String: ExpressionType] = [:]) {
+            self.it = it
+            self.this = this ?? it
+            self.computed = computed
+        }
+    }
+
     /// Types `e` with `$it` of type `context` (a qualified structured type name).
     public func check(_ e: FilterExpression, context: String) throws(URLParseError) -> FilterExpression {
-        var scope = Scope(it: .structured(model.resolve(context)))
+        try check(e, in: Context(it: .structured(model.resolve(context))))
+    }
+
+    public func check(_ e: FilterExpression, in context: Context) throws(URLParseError) -> FilterExpression {
+        var scope = Scope(it: context.it, this: context.this, computed: context.computed)
         return try check(e, &scope)
     }
 
     /// As `check`, and requires a Boolean result (for `$filter` and lambda predicates).
     public func checkPredicate(_ e: FilterExpression, context: String) throws(URLParseError) -> FilterExpression {
-        let typed = try check(e, context: context)
+        try checkPredicate(e, in: Context(it: .structured(model.resolve(context))))
+    }
+
+    public func checkPredicate(_ e: FilterExpression, in context: Context) throws(URLParseError) -> FilterExpression {
+        let typed = try check(e, in: context)
         try requireBoolean(typed, "a Boolean expression")
         return typed
     }
 
     /// Types an expression that has no `$it` (parameter alias values, function arguments).
     public func checkFree(_ e: FilterExpression) throws(URLParseError) -> FilterExpression {
-        var scope = Scope(it: nil)
+        var scope = Scope(it: nil, this: nil)
         return try check(e, &scope)
     }
 
     struct Scope {
         var it: ExpressionType?
+        var this: ExpressionType?
+        var computed: [String: ExpressionType] = [:]
         var variables: [(String, ExpressionType)] = []
         var aliasDepth = 0
         func variable(_ name: String) -> ExpressionType? { variables.last { $0.0 == name }?.1 }
@@ -57,18 +84,7 @@ public struct FilterTypeChecker: Sendable {
 
     func describe(_ t: ExpressionType?) -> String { t.map { "\($0)" } ?? "untyped expression" }
 
-    func typeOf(_ ref: TypeReference) -> ExpressionType {
-        let element: ExpressionType
-        let name = model.resolve(ref.name)
-        if let k = model.primitiveKind(of: name) {
-            element = .primitive(k)
-        } else if model.enumTypes[name] != nil {
-            element = .enumeration(name)
-        } else {
-            element = .structured(name)
-        }
-        return ref.isCollection ? .collection(element) : element
-    }
+    func typeOf(_ ref: TypeReference) -> ExpressionType { model.expressionType(ref) }
 
     func primitive(_ t: ExpressionType?) -> EdmPrimitiveKind? {
         if case .primitive(let k)? = t { return k }
@@ -82,12 +98,8 @@ public struct FilterTypeChecker: Sendable {
         case .literal(let l):
             return FilterExpression(e.kind, position: e.position, type: try literalType(l, e))
         case .alias(let name):
-            guard let value = aliases[name] else { throw fail("parameter alias @\(name) has no value in the query", e) }
-            guard scope.aliasDepth < 8 else { throw fail("parameter alias @\(name) refers to itself", e) }
-            scope.aliasDepth += 1
-            defer { scope.aliasDepth -= 1 }
-            let typed = try check(value, &scope)
-            return FilterExpression(e.kind, position: e.position, type: typed.type)
+            let t = try aliasType(name, e, &scope)
+            return FilterExpression(e.kind, position: e.position, type: t)
         case .member(let m):
             let (typedPath, type) = try checkMember(m, e, &scope)
             return FilterExpression(.member(typedPath), position: e.position, type: type)
@@ -113,10 +125,31 @@ public struct FilterTypeChecker: Sendable {
             let typedOperand: FilterExpression?
             if let operand { typedOperand = try check(operand, &scope) } else { typedOperand = nil }
             let target = try namedType(typeName, e)
-            if typedOperand == nil && scope.it == nil { throw fail("\(fn.rawValue) without an operand needs $it", e) }
+            if typedOperand == nil && scope.this == nil { throw fail("\(fn.rawValue) without an operand needs $it", e) }
             let t: ExpressionType = fn == .isof ? .primitive(.boolean) : target
             return FilterExpression(.typeFunction(fn, typedOperand, typeName), position: e.position, type: t)
+        case .array(let items):
+            var typed: [FilterExpression] = []
+            var element: ExpressionType = .null
+            for item in items {
+                let t = try check(item, &scope)
+                if element == .null, let it = t.type { element = it }
+                typed.append(t)
+            }
+            return FilterExpression(.array(typed), position: e.position, type: .collection(element))
+        case .object(let members):
+            var typed: [ObjectMember] = []
+            for m in members { typed.append(ObjectMember(name: m.name, value: try check(m.value, &scope))) }
+            return FilterExpression(.object(typed), position: e.position, type: .null)
         }
+    }
+
+    func aliasType(_ name: String, _ e: FilterExpression, _ scope: inout Scope) throws(URLParseError) -> ExpressionType? {
+        guard let value = aliases[name] else { throw fail("parameter alias @\(name) has no value in the query", e) }
+        guard scope.aliasDepth < 8 else { throw fail("parameter alias @\(name) refers to itself", e) }
+        scope.aliasDepth += 1
+        defer { scope.aliasDepth -= 1 }
+        return try check(value, &scope).type
     }
 
     /// Binary operators and `in` along the left spine, bottom-up in a loop.
@@ -132,12 +165,26 @@ public struct FilterTypeChecker: Sendable {
                 left = FilterExpression(.binary(op, left, tr), position: node.position, type: t)
             case .inList(_, let items):
                 var typedItems: [FilterExpression] = []
-                for item in items {
-                    let ti = try check(item, &scope)
-                    guard TypeCompatibility.comparable(left.type ?? .null, ti.type ?? .null, ordered: false) else {
-                        throw fail("cannot compare \(describe(left.type)) with \(describe(ti.type)) in 'in'", ti)
+                for item in items { typedItems.append(try check(item, &scope)) }
+                let lt = left.type ?? .null
+                if typedItems.count == 1, !ExpressionParser.isListLiteral(items[0]) {
+                    // `x in Tags`: membership in a collection.
+                    let it = typedItems[0].type ?? .null
+                    switch it {
+                    case .collection(let element):
+                        guard TypeCompatibility.comparable(lt, element, ordered: false) else {
+                            throw fail("cannot look for \(describe(left.type)) in \(it)", typedItems[0])
+                        }
+                    case .null: break
+                    default:
+                        throw fail("'in' needs a list or a collection on its right, found \(it)", typedItems[0])
                     }
-                    typedItems.append(ti)
+                } else {
+                    for ti in typedItems {
+                        guard TypeCompatibility.comparable(lt, ti.type ?? .null, ordered: false) else {
+                            throw fail("cannot compare \(describe(left.type)) with \(describe(ti.type)) in 'in'", ti)
+                        }
+                    }
                 }
                 left = FilterExpression(.inList(left, typedItems), position: node.position, type: .primitive(.boolean))
             default:
@@ -147,12 +194,23 @@ public struct FilterTypeChecker: Sendable {
         return left
     }
 
+    /// A type named in `cast`/`isof`: primitive, type definition, enumeration, entity or
+    /// complex type, qualified or (4.01) not, or `Collection(…)` of one.
     func namedType(_ name: String, _ e: FilterExpression) throws(URLParseError) -> ExpressionType {
+        if name.hasPrefix("Collection("), name.hasSuffix(")") {
+            return .collection(try namedType(String(name.dropFirst(11).dropLast()), e))
+        }
         let n = model.resolve(name)
         if let k = EdmPrimitiveKind(qualifiedName: n) { return .primitive(k) }
         if model.typeDefinitions[n] != nil, let k = model.primitiveKind(of: n) { return .primitive(k) }
         if model.enumTypes[n] != nil { return .enumeration(n) }
-        if model.types[n] != nil { return .structured(n) }
+        if let q = model.qualifiedStructuredTypeName(name) { return .structured(q) }
+        if !name.contains(".") {
+            for ns in model.namespaces {
+                if model.enumTypes[ns + "." + name] != nil { return .enumeration(ns + "." + name) }
+                if model.typeDefinitions[ns + "." + name] != nil, let k = model.primitiveKind(of: ns + "." + name) { return .primitive(k) }
+            }
+        }
         throw fail("unknown type '\(name)'", e)
     }
 
@@ -171,214 +229,6 @@ public struct FilterTypeChecker: Sendable {
         }
         guard let k = l.edmKind else { return .null }
         return .primitive(k)
-    }
-
-    // MARK: - Member paths
-
-    func checkMember(_ m: MemberPath, _ e: FilterExpression, _ scope: inout Scope) throws(URLParseError) -> (MemberPath, ExpressionType) {
-        var current: ExpressionType
-        var segments = m.segments[...]
-        switch m.root {
-        case .implicit, .it:
-            guard let it = scope.it else { throw fail("a property path needs an entity or complex type here", e) }
-            current = it
-        case .rangeVariable(let v):
-            guard let t = scope.variable(v) else { throw fail("unknown lambda variable '\(v)'", e) }
-            current = t
-        case .root:
-            guard case .keyed(let setName, _)? = segments.first else {
-                throw fail("expected an entity set with a key after $root", e)
-            }
-            guard let set = model.entitySets[setName] else { throw fail("unknown entity set '\(setName)'", e) }
-            current = .structured(model.resolve(set.entityType))
-            segments = segments.dropFirst()
-        }
-        for segment in segments {
-            switch segment {
-            case .property(let name):
-                guard case .structured(let typeName) = current, let type = model.structuredType(typeName) else {
-                    if case .collection = current {
-                        throw fail("'\(name)' follows a collection; use any/all or $count", e)
-                    }
-                    throw fail("'\(name)' follows a value of type \(current) that has no properties", e)
-                }
-                if let p = model.property(name, of: type) {
-                    current = typeOf(p.type)
-                } else if let n = model.navigationProperty(name, of: type) {
-                    let target = ExpressionType.structured(model.resolve(n.targetType))
-                    current = n.isCollection ? .collection(target) : target
-                } else if model.lineage(of: type).contains(where: \.isOpen) {
-                    current = .null
-                } else {
-                    throw fail("type \(typeName) has no property '\(name)'", e)
-                }
-            case .typeCast(let name):
-                let n = model.resolve(name)
-                guard let derived = model.structuredType(n) else { throw fail("unknown type '\(name)'", e) }
-                let base: String
-                var isCollection = false
-                switch current {
-                case .structured(let b): base = b
-                case .collection(.structured(let b)): base = b; isCollection = true
-                default: throw fail("type cast '\(name)' needs an entity or complex value", e)
-                }
-                guard model.lineage(of: derived).contains(where: { $0.qualifiedName == base }) else {
-                    throw fail("\(n) does not derive from \(base)", e)
-                }
-                current = isCollection ? .collection(.structured(n)) : .structured(n)
-            case .count:
-                guard case .collection = current else { throw fail("$count needs a collection", e) }
-                current = .primitive(.int64)
-            case .keyed(let name, _):
-                throw fail("key predicate on '\(name)' is only supported right after $root", e)
-            }
-        }
-        guard let lambda = m.lambda else { return (m, current) }
-        guard case .collection(let element) = current else {
-            throw fail("\(lambda.kind.rawValue) needs a collection, found \(current)", e)
-        }
-        var typedLambda = lambda
-        if let v = lambda.variable, let p = lambda.predicate {
-            scope.variables.append((v, element))
-            let typed = try check(p, &scope)
-            scope.variables.removeLast()
-            try requireBoolean(typed, "a Boolean lambda predicate")
-            typedLambda.predicate = typed
-        }
-        return (MemberPath(root: m.root, segments: m.segments, lambda: typedLambda), .primitive(.boolean))
-    }
-
-    // MARK: - Operators
-
-    func binaryType(_ op: BinaryOperator, _ l: FilterExpression, _ r: FilterExpression, _ e: FilterExpression) throws(URLParseError) -> ExpressionType {
-        let lt = l.type ?? .null, rt = r.type ?? .null
-        switch op {
-        case .and, .or:
-            try requireBoolean(l, "a Boolean operand of '\(op.rawValue)'")
-            try requireBoolean(r, "a Boolean operand of '\(op.rawValue)'")
-            return .primitive(.boolean)
-        case .eq, .ne, .gt, .ge, .lt, .le:
-            let ordered = op != .eq && op != .ne
-            guard TypeCompatibility.comparable(lt, rt, ordered: ordered) else {
-                throw fail("cannot compare \(lt) with \(rt) using '\(op.rawValue)'", r)
-            }
-            if case .collection = lt { throw fail("cannot compare a collection using '\(op.rawValue)'", l) }
-            return .primitive(.boolean)
-        case .has:
-            guard case .enumeration(let a) = lt else {
-                if lt == .null { return .primitive(.boolean) }
-                throw fail("'has' needs an enumeration on its left, found \(lt)", l)
-            }
-            guard rt == .null || rt == .enumeration(a) else {
-                throw fail("expected a member of \(a) after 'has', found \(rt)", r)
-            }
-            return .primitive(.boolean)
-        case .add, .sub, .mul, .div, .divby, .mod:
-            if lt == .null || rt == .null { return .null }
-            if case .primitive(let a) = lt, case .primitive(let b) = rt {
-                if let p = TypeCompatibility.promoted(a, b) {
-                    return .primitive(op == .divby ? .decimal : p)
-                }
-                if op == .add || op == .sub {
-                    switch (a, b) {
-                    case (.dateTimeOffset, .duration), (.dateTime, .duration), (.dateTime, .time), (.date, .duration):
-                        return .primitive(a)
-                    case (.duration, .duration): return .primitive(.duration)
-                    case (.dateTimeOffset, .dateTimeOffset) where op == .sub, (.date, .date) where op == .sub:
-                        return .primitive(.duration)
-                    default: break
-                    }
-                }
-                if (op == .mul || op == .div) && a == .duration && TypeCompatibility.numericRank(b) != nil {
-                    return .primitive(.duration)
-                }
-            }
-            throw fail("'\(op.rawValue)' cannot combine \(lt) and \(rt)", e)
-        }
-    }
-
-    // MARK: - Functions
-
-    func callType(_ name: String, _ args: [FilterExpression], _ e: FilterExpression) throws(URLParseError) -> ExpressionType {
-        func arg(_ i: Int, _ allowed: Set<EdmPrimitiveKind>, _ what: String) throws(URLParseError) -> EdmPrimitiveKind? {
-            guard i < args.count else { return nil }
-            let t = args[i].type ?? .null
-            if t == .null { return nil }
-            if case .primitive(let k) = t, allowed.contains(k) || k == .other { return k }
-            throw fail("\(name) expects \(what) as argument \(i + 1), found \(t)", args[i])
-        }
-        let string: Set<EdmPrimitiveKind> = [.string]
-        let integer: Set<EdmPrimitiveKind> = [.byte, .sbyte, .int16, .int32, .int64]
-        let numeric: Set<EdmPrimitiveKind> = integer.union([.decimal, .single, .double])
-        let dates: Set<EdmPrimitiveKind> = [.date, .dateTime, .dateTimeOffset]
-        let times: Set<EdmPrimitiveKind> = [.dateTime, .dateTimeOffset, .timeOfDay, .time, .duration]
-        let geo: Set<EdmPrimitiveKind> = [.geography, .geometry]
-        let bool = ExpressionType.primitive(.boolean)
-        switch name {
-        case "substringof", "contains", "startswith", "endswith", "matchespattern":
-            if name == "contains" || name == "startswith" || name == "endswith",
-               case .collection = args[0].type ?? .null {
-                return bool
-            }
-            _ = try arg(0, string, "a string")
-            _ = try arg(1, string, "a string")
-            return bool
-        case "length":
-            if case .collection = args[0].type ?? .null { return .primitive(.int32) }
-            _ = try arg(0, string, "a string")
-            return .primitive(.int32)
-        case "indexof":
-            _ = try arg(0, string, "a string"); _ = try arg(1, string, "a string")
-            return .primitive(.int32)
-        case "replace":
-            for i in 0..<3 { _ = try arg(i, string, "a string") }
-            return .primitive(.string)
-        case "substring":
-            _ = try arg(0, string, "a string"); _ = try arg(1, integer, "an integer"); _ = try arg(2, integer, "an integer")
-            return .primitive(.string)
-        case "tolower", "toupper", "trim":
-            _ = try arg(0, string, "a string")
-            return .primitive(.string)
-        case "concat":
-            _ = try arg(0, string, "a string"); _ = try arg(1, string, "a string")
-            return .primitive(.string)
-        case "year", "month", "day":
-            _ = try arg(0, dates, "a date or date-time")
-            return .primitive(.int32)
-        case "hour", "minute", "second":
-            _ = try arg(0, times, "a date-time or time of day")
-            return .primitive(.int32)
-        case "fractionalseconds":
-            _ = try arg(0, times, "a date-time or time of day")
-            return .primitive(.decimal)
-        case "totalseconds":
-            _ = try arg(0, [.duration, .time], "a duration")
-            return .primitive(.decimal)
-        case "date":
-            _ = try arg(0, [.dateTimeOffset, .dateTime], "a date-time")
-            return .primitive(.date)
-        case "time":
-            _ = try arg(0, [.dateTimeOffset, .dateTime], "a date-time")
-            return .primitive(.timeOfDay)
-        case "totaloffsetminutes":
-            _ = try arg(0, [.dateTimeOffset], "a date-time offset")
-            return .primitive(.int32)
-        case "now", "maxdatetime", "mindatetime":
-            return .primitive(.dateTimeOffset)
-        case "round", "floor", "ceiling":
-            let k = try arg(0, numeric, "a number")
-            return k.map { .primitive($0) } ?? .null
-        case "geo.distance", "geo.length":
-            for i in 0..<args.count { _ = try arg(i, geo, "a geo value") }
-            return .primitive(.double)
-        case "geo.intersects":
-            for i in 0..<args.count { _ = try arg(i, geo, "a geo value") }
-            return bool
-        case "hassubset", "hassubsequence":
-            return bool
-        default:
-            throw fail("unknown function '\(name)'", e)
-        }
     }
 }
 

@@ -28,7 +28,14 @@ struct Lexer {
 
     /// The next token, leaving the lexer after it.
     mutating func next() throws(URLParseError) -> Token {
+        let before = offset
         skipWhitespace()
+        var t = try scan()
+        t.spaceBefore = t.start > before
+        return t
+    }
+
+    private mutating func scan() throws(URLParseError) -> Token {
         let start = offset
         guard let c = byte(offset) else { return Token(kind: .eof, start: end, end: end) }
         func single(_ k: Token.Kind) -> Token { offset += 1; return Token(kind: k, start: start, end: offset) }
@@ -41,6 +48,13 @@ struct Lexer {
         case UInt8(ascii: "="): return single(.equals)
         case UInt8(ascii: ";"): return single(.semicolon)
         case UInt8(ascii: "*"): return single(.star)
+        case UInt8(ascii: "[") where allowsV4: return single(.lbracket)
+        case UInt8(ascii: "]") where allowsV4: return single(.rbracket)
+        case UInt8(ascii: "{") where allowsV4: return single(.lbrace)
+        case UInt8(ascii: "}") where allowsV4: return single(.rbrace)
+        case UInt8(ascii: "\"") where allowsV4:
+            let s = try scanJSONString()
+            return Token(kind: .jsonString(s), start: start, end: offset)
         case UInt8(ascii: "'"):
             let s = try scanQuoted()
             return Token(kind: .literal(.string(s)), start: start, end: offset)
@@ -51,6 +65,10 @@ struct Lexer {
                 return Token(kind: .literal(.double("-INF")), start: start, end: offset)
             }
             return single(.minus)
+        case UInt8(ascii: "+"):
+            // SIGN = "%2B" / "-" (ABNF 7): a plus sign before a number (V4).
+            if allowsV4, let d = byte(offset + 1), isDigit(d) { return try scanNumberOrTemporal() }
+            throw URLParseError("unexpected character '+' (a '+' is a literal plus; write spaces as %20)", at: start)
         default:
             break
         }
@@ -60,10 +78,66 @@ struct Lexer {
         }
         if isDigit(c) { return try scanNumberOrTemporal() }
         if isIdentifierStart(c) { return try scanIdentifierOrTypedLiteral() }
-        if c == UInt8(ascii: "+") {
-            throw URLParseError("unexpected character '+' (a '+' is a literal plus; write spaces as %20)", at: start)
-        }
         throw URLParseError("unexpected character '\(Self.describe(c))'", at: start)
+    }
+
+    /// A JSON string (RFC 8259) starting at the opening double quote, unescaped: `\"`, `\\`,
+    /// `\/`, `\b`, `\f`, `\n`, `\r`, `\t` and `\uXXXX` (surrogate pairs combined).
+    mutating func scanJSONString() throws(URLParseError) -> String {
+        let open = offset
+        offset += 1
+        var out: [UInt8] = []
+        while true {
+            guard let c = byte(offset) else {
+                throw URLParseError("unterminated JSON string (expected closing '\"')", at: open)
+            }
+            if c == UInt8(ascii: "\"") {
+                offset += 1
+                return String(decoding: out, as: UTF8.self)
+            }
+            if c != UInt8(ascii: "\\") {
+                out.append(c)
+                offset += 1
+                continue
+            }
+            let escapeAt = offset
+            guard let e = byte(offset + 1) else { throw URLParseError("unterminated JSON string (expected closing '\"')", at: open) }
+            offset += 2
+            switch e {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(e)
+            case UInt8(ascii: "b"): out.append(0x08)
+            case UInt8(ascii: "f"): out.append(0x0C)
+            case UInt8(ascii: "n"): out.append(0x0A)
+            case UInt8(ascii: "r"): out.append(0x0D)
+            case UInt8(ascii: "t"): out.append(0x09)
+            case UInt8(ascii: "u"):
+                guard var unit = hex4(at: offset) else { throw URLParseError("invalid \\u escape in a JSON string", at: escapeAt) }
+                offset += 4
+                if unit >= 0xD800 && unit < 0xDC00 {
+                    guard byte(offset) == UInt8(ascii: "\\"), byte(offset + 1) == UInt8(ascii: "u"), let low = hex4(at: offset + 2),
+                          low >= 0xDC00 && low < 0xE000 else {
+                        throw URLParseError("unpaired surrogate in a JSON string", at: escapeAt)
+                    }
+                    offset += 6
+                    unit = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00)
+                } else if unit >= 0xDC00 && unit < 0xE000 {
+                    throw URLParseError("unpaired surrogate in a JSON string", at: escapeAt)
+                }
+                guard let scalar = Unicode.Scalar(unit) else { throw URLParseError("invalid \\u escape in a JSON string", at: escapeAt) }
+                out.append(contentsOf: Array(String(Character(scalar)).utf8))
+            default:
+                throw URLParseError("invalid escape '\\\(Self.describe(e))' in a JSON string", at: escapeAt)
+            }
+        }
+    }
+
+    private func hex4(at i: Int) -> UInt32? {
+        var v: UInt32 = 0
+        for k in 0..<4 {
+            guard let c = byte(i + k), let h = PercentDecoding.hexValue(c) else { return nil }
+            v = v << 4 | UInt32(h)
+        }
+        return v
     }
 
     /// The token after the current position, without consuming it.
@@ -138,6 +212,11 @@ struct Lexer {
             }
             break
         }
+        // An annotation's qualifier: `@Measures.Currency#Reporting` (HASH is `%23` in a URL).
+        if bytes[start] == UInt8(ascii: "@"), byte(offset) == UInt8(ascii: "#"), let q = byte(offset + 1), isLetter(q) || q == UInt8(ascii: "_") || q >= 0x80 {
+            offset += 2
+            while isIdentifierByte(byte(offset)) { offset += 1 }
+        }
         let name = String(decoding: bytes[start..<offset], as: UTF8.self)
         if byte(offset) == UInt8(ascii: "'") {
             let quoteAt = offset
@@ -178,8 +257,11 @@ struct Lexer {
         case "duration" where allowsV4:
             guard TemporalSyntax.isDuration(content) else { throw bad("duration") }
             return .duration(content)
+        case "geography" where allowsV4, "geometry" where allowsV4:
+            guard GeoLiteral.isValid(content) else { throw bad(lower) }
+            return lower == "geography" ? .geography(content) : .geometry(content)
         case "geography", "geometry":
-            throw URLParseError("geo literals are not supported", at: start)
+            throw URLParseError("geo literals are V4 only", at: start)
         default:
             if allowsV4, prefix.contains("."), !prefix.hasSuffix(".*") {
                 guard !content.isEmpty else { throw bad("enum") }
@@ -211,8 +293,9 @@ struct Lexer {
     private mutating func scanNumberOrTemporal() throws(URLParseError) -> Token {
         let start = offset
         let negative = byte(offset) == UInt8(ascii: "-")
-        let first = negative ? offset + 1 : offset
-        if allowsV4 && !negative {
+        let plus = byte(offset) == UInt8(ascii: "+")
+        let first = negative || plus ? offset + 1 : offset
+        if allowsV4 && !negative && !plus {
             // Date (and date-time offset): YYYY-MM-DD[Thh:mm[:ss[.f]](Z|±hh:mm)]
             if digits(from: first) == 4, byte(first + 4) == UInt8(ascii: "-"), digits(from: first + 5) == 2,
                byte(first + 7) == UInt8(ascii: "-"), digits(from: first + 8) == 2 {
@@ -236,7 +319,7 @@ struct Lexer {
                 return Token(kind: .literal(.date(text)), start: start, end: j)
             }
             // Time of day: hh:mm[:ss[.fffffff]]
-            if digits(from: first) == 2, byte(first + 2) == UInt8(ascii: ":") {
+            if digits(from: first) == 2, byte(first + 2) == UInt8(ascii: ":"), let m = byte(first + 3), isDigit(m) {
                 var j = first + 3
                 while let c = byte(j), isDigit(c) || c == UInt8(ascii: ":") || c == UInt8(ascii: ".") { j += 1 }
                 let text = String(decoding: bytes[start..<j], as: UTF8.self)
@@ -262,7 +345,8 @@ struct Lexer {
                 j = k + digits(from: k)
             }
         }
-        let text = String(decoding: bytes[start..<j], as: UTF8.self)
+        // `+42` is `42`: the sign is dropped so that the literal's text is the canonical one.
+        let text = String(decoding: bytes[(plus ? first : start)..<j], as: UTF8.self)
         var literal: Literal = fractional ? .fractional(text) : .integer(text)
         if let s = byte(j), isLetter(s), !isIdentifierByte(byte(j + 1)) {
             var suffixed: Literal? = nil

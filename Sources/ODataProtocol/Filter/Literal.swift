@@ -41,6 +41,11 @@ public enum Literal: Hashable, Sendable {
     case binary([UInt8])
     /// V4 `Namespace.Color'Red'` (member names, comma-separated flags, or an integer value).
     case enumMember(type: String, value: String)
+    /// V4 `geography'SRID=4326;Point(142.1 64.1)'`: the text between the quotes (checked
+    /// against the ABNF's well-known-text rules, kept as written).
+    case geography(String)
+    /// V4 `geometry'SRID=0;Polygon((1 1,1 2,2 2,1 1))'`, as `geography`.
+    case geometry(String)
 
     /// The Edm type a literal has on its own (before any promotion); nil for `null`.
     public var edmKind: EdmPrimitiveKind? {
@@ -65,6 +70,8 @@ public enum Literal: Hashable, Sendable {
         case .timeOfDay: return .timeOfDay
         case .duration: return .duration
         case .binary: return .binary
+        case .geography: return .geography
+        case .geometry: return .geometry
         }
     }
 
@@ -89,6 +96,8 @@ public enum Literal: Hashable, Sendable {
         case .duration: return "duration"
         case .binary: return "binary"
         case .enumMember: return "enum"
+        case .geography: return "geography"
+        case .geometry: return "geometry"
         }
     }
 

@@ -26,6 +26,8 @@ public enum LiteralPrinter {
             case nil: return "X'" + BinaryLiteral.hex(b) + "'"
             }
         case .enumMember(let type, let value): return type + quoted(value)
+        case .geography(let t): return "geography" + quoted(t)
+        case .geometry(let t): return "geometry" + quoted(t)
         }
     }
 

@@ -6,6 +6,11 @@ struct Token: Sendable {
         case identifier(String)
         case literal(Literal)
         case lparen, rparen, comma, slash, colon, equals, semicolon, star
+        /// V4 JSON array and object delimiters (`[`, `]`, `{`, `}`).
+        case lbracket, rbracket, lbrace, rbrace
+        /// V4 `"…"`: a JSON string (only valid inside a JSON array or object, and in `$search`
+        /// phrases), already unescaped.
+        case jsonString(String)
         /// A `-` not followed by a digit (negation).
         case minus
         case eof
@@ -14,6 +19,9 @@ struct Token: Sendable {
     /// Byte offsets into the lexer's buffer.
     var start: Int
     var end: Int
+    /// Whitespace (space or tab, also percent-encoded) came right before the token: the
+    /// grammar requires it around binary operators (`RWS "and" RWS`).
+    var spaceBefore = false
 
     var identifier: String? {
         if case .identifier(let s) = kind { return s }
@@ -33,6 +41,11 @@ struct Token: Sendable {
         case .equals: return "'='"
         case .semicolon: return "';'"
         case .star: return "'*'"
+        case .lbracket: return "'['"
+        case .rbracket: return "']'"
+        case .lbrace: return "'{'"
+        case .rbrace: return "'}'"
+        case .jsonString: return "JSON string"
         case .minus: return "'-'"
         case .eof: return "end of input"
         }

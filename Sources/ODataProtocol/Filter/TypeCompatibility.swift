@@ -52,7 +52,9 @@ public enum TypeCompatibility {
             return x == y
         case (.enumeration(let x), .enumeration(let y)): return x == y
         case (.enumeration, .primitive(.string)), (.primitive(.string), .enumeration): return true
-        case (.structured, .structured): return !ordered && a == b
+        case (.structured(let x), .structured(let y)): return !ordered && x == y
+        // 4.01: collections compare for equality element by element (`Sizes eq [1,2]`).
+        case (.collection(let x), .collection(let y)): return !ordered && comparable(x, y, ordered: false)
         default: return false
         }
     }
@@ -84,6 +86,8 @@ public enum TypeCompatibility {
         case .duration: return k == .duration || k == .time
         case .binary: return k == .binary
         case .enumMember: return false
+        case .geography: return k == .geography
+        case .geometry: return k == .geometry
         }
     }
 }

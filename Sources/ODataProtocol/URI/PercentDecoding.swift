@@ -5,6 +5,8 @@ struct DecodedComponent: Sendable {
     /// `rawOffsets[i]` is the raw-URL byte offset of decoded byte `i`; one extra entry holds
     /// the raw end offset.
     var rawOffsets: [Int]
+    /// `encoded[i]`: decoded byte `i` was percent-encoded in the URL (`%3B` rather than `;`).
+    var encoded: [Bool]
 
     var text: String { String(decoding: bytes, as: UTF8.self) }
 
@@ -38,8 +40,10 @@ enum PercentDecoding {
     static func decode(_ raw: [UInt8], from start: Int, to end: Int, plusAsSpace: Bool) throws(URLParseError) -> DecodedComponent {
         var bytes: [UInt8] = []
         var offsets: [Int] = []
+        var encoded: [Bool] = []
         bytes.reserveCapacity(end - start)
         offsets.reserveCapacity(end - start + 1)
+        encoded.reserveCapacity(end - start)
         var i = start
         while i < end {
             let c = raw[i]
@@ -49,10 +53,12 @@ enum PercentDecoding {
                 }
                 bytes.append(h << 4 | l)
                 offsets.append(i)
+                encoded.append(true)
                 i += 3
             } else {
                 bytes.append(plusAsSpace && c == UInt8(ascii: "+") ? 0x20 : c)
                 offsets.append(i)
+                encoded.append(false)
                 i += 1
             }
         }
@@ -60,7 +66,7 @@ enum PercentDecoding {
         if let bad = firstInvalidUTF8(bytes) {
             throw URLParseError("invalid UTF-8 in percent-encoded text", at: offsets[bad])
         }
-        return DecodedComponent(bytes: bytes, rawOffsets: offsets)
+        return DecodedComponent(bytes: bytes, rawOffsets: offsets, encoded: encoded)
     }
 
     /// Index of the first byte that does not start a valid UTF-8 sequence (no overlongs, no
@@ -96,11 +102,13 @@ enum PercentDecoding {
 
 /// Percent-encoding for the canonical printer.
 enum PercentEncoding {
-    enum Context { case pathSegment, queryName, queryValue }
+    enum Context { case pathSegment, queryName, queryValue, nestedValue }
 
     /// Keeps the unreserved characters and the sub-delimiters OData uses literally
     /// (`$ ' ( ) * , ; = : @ /`); encodes everything else, including space (`%20`), `+` (`%2B`),
-    /// `&`, `#`, `%`, `"` and non-ASCII bytes. In path segments `/` and `?` are encoded too.
+    /// `&`, `#`, `%`, `"` and non-ASCII bytes. In path segments `/` and `?` are encoded too;
+    /// in `nestedValue` (a value inside `$expand`/`$select` options, or `$search`) `;` is
+    /// encoded, since a literal `;` separates options there.
     static func encode(_ s: String, _ context: Context) -> String {
         var out: [UInt8] = []
         let hex = Array("0123456789ABCDEF".utf8)
@@ -112,12 +120,14 @@ enum PercentEncoding {
                 keep = true
             case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "!"),
                  UInt8(ascii: "$"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "*"),
-                 UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: ":"), UInt8(ascii: "@"):
+                 UInt8(ascii: ","), UInt8(ascii: ":"), UInt8(ascii: "@"):
                 keep = true
+            case UInt8(ascii: ";"):
+                keep = context != .nestedValue
             case UInt8(ascii: "="):
                 keep = context != .queryName
             case UInt8(ascii: "/"), UInt8(ascii: "?"):
-                keep = context == .queryValue
+                keep = context == .queryValue || context == .nestedValue
             default:
                 keep = false
             }

@@ -1,14 +1,24 @@
 /// The schema-checked parse: validates a syntactically parsed `ResourceRequest` against a
 /// `ServiceModel` and returns it with every path segment's `role` resolved and the `$filter`,
-/// `$orderby` and parameter-alias expressions typed.
+/// `$orderby`, `$compute`, `$apply` and parameter-alias expressions typed.
 ///
-/// Checks: the first segment names an entity set, singleton or operation import; key
-/// predicates have the key's arity, names and literal types; navigation, property, type-cast,
-/// `$count`, `$value`, `$links` (V2) and `$ref` (V4) segments fit what precedes them; V4
-/// function parameters match the operation (aliases must have values); V2 function-import
-/// parameters are taken from the query string (they move from `customOptions` into the
-/// segment's `arguments`); `$select` and `$expand` paths exist (nested options checked against
-/// the expanded type). Errors carry the position stored in the request (characters in the URL).
+/// Checks: the first segment names an entity set, singleton, operation import or `$crossjoin`
+/// sets; key predicates have the key's arity, names and literal types, and key-as-segment
+/// values (`Customers/1`, `OrderItems/1/2`) are folded into the segment they key
+/// (`Customers(1)`); navigation, property, type-cast (qualified or not, one at a time),
+/// bound-operation (qualified or not, overloads told apart by binding type), filter-segment,
+/// `$each`, `$count`, `$value`, `$links` (V2), `$ref` and `$query` (V4) segments fit what
+/// precedes them; V4 function parameters match the operation (aliases must have values;
+/// functions without parentheses take theirs from `@name` aliases or `name=` options); V2
+/// function-import parameters are taken from the query string (they move from
+/// `customOptions` into the segment's `arguments`); `$select` and `$expand` paths exist, with
+/// their nested options checked against the selected or expanded item (`$this`), `$it` still
+/// being the resource the path addresses. Errors carry the position stored in the request
+/// (characters in the URL).
+///
+/// Not checked against the model: options after `$crossjoin`, `$all` without a type cast and
+/// `$1` (left as parsed), custom aggregates and service-defined `$apply` transformations,
+/// annotations (dynamic).
 public struct ResourceRequestChecker: Sendable {
     public let model: ServiceModel
 
@@ -22,9 +32,9 @@ public struct ResourceRequestChecker: Sendable {
         case complexCollection(String)
         case primitive(EdmPrimitiveKind)
         case primitiveCollection(EdmPrimitiveKind)
-        /// Nothing may follow (`$count`, `$value`, `$ref`, `$metadata`, `$batch`).
+        /// Nothing may follow (`$count`, `$value`, `$ref`, `$metadata`, `$batch`, `$query`).
         case terminal
-        /// Unknown type (`$1`, `$all`, an operation without return type): not checked further.
+        /// Unknown type (`$1`, `$all`, `$crossjoin`, an open property): not checked further.
         case unchecked
     }
 
@@ -41,52 +51,82 @@ public struct ResourceRequestChecker: Sendable {
         }
     }
 
+    /// The cursor as an expression type (what a bound operation binds to).
+    func expressionType(_ c: Cursor) -> ExpressionType? {
+        switch c {
+        case .entityCollection(let t), .complexCollection(let t): return .collection(.structured(t))
+        case .entity(let t), .complex(let t): return .structured(t)
+        case .primitive(let k): return .primitive(k)
+        case .primitiveCollection(let k): return .collection(.primitive(k))
+        case .terminal, .unchecked: return nil
+        }
+    }
+
     public func check(_ request: ResourceRequest) throws(URLParseError) -> ResourceRequest {
         var r = request
-        var cursor: Cursor = .unchecked
         var options = r.options
         let aliases = Dictionary(options.aliases.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a })
         let typer = FilterTypeChecker(model: model, aliases: aliases)
-        // What query options apply to: the resource before a closing `$count`/`$ref`, the
-        // navigation target after `$links/`.
+        var out: [PathSegment] = []
+        var cursor: Cursor = .unchecked
+        // What query options apply to: the resource before a closing `$count`/`$ref`/`$query`,
+        // the navigation target after `$links/`.
         var optionsCursor: Cursor = .terminal
         var i = 0
+        var afterEach = false
         while i < r.segments.count {
             var s = r.segments[i]
             if i == 0 {
                 cursor = try first(&s, &options, typer)
-            } else {
-                cursor = try next(&s, after: cursor, previous: r.segments[i - 1], typer)
-                if r.segments[i - 1].role == .links {
-                    optionsCursor = cursor
-                    cursor = .terminal
-                }
+                out.append(s)
+                optionsCursor = cursor
+                i += 1
+                continue
+            }
+            guard let previous = out.last else { break }
+            if cursor == .terminal { throw fail("nothing may follow '\(previous.name)'", s) }
+            if cursor != .unchecked, try isKeySegment(s, after: cursor) {
+                cursor = try keySegments(&out, &i, r.segments, cursor)
+                if cursor != .terminal { optionsCursor = cursor }
+                continue
+            }
+            let linksBefore = previous.role == .links
+            cursor = try next(&s, after: cursor, previous: previous, &options, typer)
+            if afterEach && s.role != .boundOperation { throw fail("only a bound action or function may follow $each", s) }
+            afterEach = s.role == .each
+            if linksBefore {
+                optionsCursor = cursor
+                cursor = .terminal
             }
             if cursor != .terminal { optionsCursor = cursor }
-            r.segments[i] = s
+            out.append(s)
             i += 1
         }
-        if r.segments.last?.role == .value { optionsCursor = .terminal }
-        cursor = optionsCursor
+        if afterEach { optionsCursor = .unchecked }
+        if out.last?.role == .value { optionsCursor = .terminal }
+        r.segments = out
         var typedAliases: [ParameterAlias] = []
+        let context = contextType(optionsCursor)
         for a in options.aliases {
             let typed: FilterExpression
-            if let context = contextType(cursor) {
-                typed = try typer.check(a.value, context: context)
+            if context != nil {
+                typed = try typer.check(a.value, in: FilterTypeChecker.Context(it: context))
             } else {
                 typed = try typer.checkFree(a.value)
             }
             typedAliases.append(ParameterAlias(name: a.name, value: typed))
         }
         options.aliases = typedAliases
-        r.options = try checkOptions(options, cursor: cursor, typer, topLevel: true)
+        r.options = try checkOptions(options, cursor: optionsCursor, typer, it: context, topLevel: true)
         return r
     }
 
-    /// The structured type that `$it` refers to for query options on this resource.
-    func contextType(_ c: Cursor) -> String? {
+    /// What `$it`/`$this` refers to for query options on this resource: the entity or complex
+    /// type, or the primitive type of the members of a primitive collection.
+    func contextType(_ c: Cursor) -> ExpressionType? {
         switch c {
-        case .entityCollection(let t), .entity(let t), .complex(let t), .complexCollection(let t): return t
+        case .entityCollection(let t), .entity(let t), .complex(let t), .complexCollection(let t): return .structured(t)
+        case .primitiveCollection(let k): return .primitive(k)
         default: return nil
         }
     }
@@ -96,13 +136,20 @@ public struct ResourceRequestChecker: Sendable {
     func first(_ s: inout PathSegment, _ options: inout QueryOptions, _ typer: FilterTypeChecker) throws(URLParseError) -> Cursor {
         switch s.role {
         case .metadata, .batch: return .terminal
-        case .contentID, .all, .entity: return .unchecked
+        case .contentID: return .unchecked
+        case .all, .entity: return .unchecked
+        case .crossjoin:
+            for name in s.crossjoin ?? [] {
+                guard let set = model.entitySets[name], !set.isSingleton else { throw fail("no entity set named '\(name)' for $crossjoin", s) }
+            }
+            return .unchecked
         case .unresolved: break
         default: throw fail("'\(s.name)' cannot start a resource path", s)
         }
         if let set = model.entitySets[s.name] {
             let typeName = model.resolve(set.entityType)
             guard model.types[typeName] != nil else { throw fail("entity type \(typeName) of '\(s.name)' is not in the model", s) }
+            if s.key != nil { throw fail("'\(s.name)' takes one key predicate", s) }
             if set.isSingleton {
                 s.role = .singleton
                 if s.arguments != nil { throw fail("singleton '\(s.name)' takes no key", s) }
@@ -116,14 +163,110 @@ public struct ResourceRequestChecker: Sendable {
         if let op = model.operationImports[s.name] {
             s.role = .operationImport
             try checkParameters(&s, op, &options, typer)
-            return op.returnType.map { cursor(for: $0) } ?? .terminal
+            return try afterOperation(&s, op)
         }
         throw fail("no entity set, singleton or operation import named '\(s.name)'", s)
     }
 
-    func next(_ s: inout PathSegment, after c: Cursor, previous: PathSegment, _ typer: FilterTypeChecker) throws(URLParseError) -> Cursor {
-        if c == .unchecked { return .unchecked }
-        if c == .terminal { throw fail("nothing may follow '\(previous.name)'", s) }
+    /// The cursor after an operation: its return type, with the key predicate that may follow
+    /// a function returning a collection of entities.
+    func afterOperation(_ s: inout PathSegment, _ op: Operation) throws(URLParseError) -> Cursor {
+        let c = op.returnType.map { cursor(for: $0) } ?? .terminal
+        guard let key = s.key else { return c }
+        guard case .entityCollection(let t) = c else { throw fail("'\(s.name)' does not return a collection of entities: no key predicate may follow", s) }
+        if let problem = model.keyProblem(key, of: t) { throw fail(problem, s) }
+        return .entity(t)
+    }
+
+    /// A segment that keys the collection before it (4.01 Part 2, 4.3.6) or indexes an ordered
+    /// collection (4.10): a key segment, or a plain name after a collection of entities that
+    /// is neither a bound operation nor a type cast.
+    func isKeySegment(_ s: PathSegment, after c: Cursor) throws(URLParseError) -> Bool {
+        if s.role == .key { return true }
+        guard model.version != .v2, s.role == .unresolved, s.arguments == nil, s.key == nil, !s.name.contains("."),
+              case .entityCollection = c else { return false }
+        if let t = expressionType(c), model.boundOperation(named: s.name, binding: t) != nil { return false }
+        if derivedTypeName(s.name, from: c) != nil { return false }
+        return true
+    }
+
+    /// Folds key segments into the segment before them (`Customers/1` → `Customers(1)`,
+    /// `OrderItems/1/2` → `OrderItems(OrderID=1,ItemID=2)` in key order), or makes an index.
+    func keySegments(_ out: inout [PathSegment], _ i: inout Int, _ all: [PathSegment], _ c: Cursor) throws(URLParseError) -> Cursor {
+        let s = all[i]
+        switch c {
+        case .entityCollection(let t):
+            guard let type = model.structuredType(t) else { throw fail("unknown type \(t)", s) }
+            let key = model.keyProperties(of: type)
+            guard !key.isEmpty else { throw fail("\(t) has no key", s) }
+            var values: [Literal] = []
+            for (n, k) in key.enumerated() {
+                guard i + n < all.count, all[i + n].role == .key || (all[i + n].role == .unresolved && all[i + n].arguments == nil
+                    && all[i + n].key == nil && !all[i + n].name.contains(".")) else {
+                    throw fail("the key of \(t) has \(key.count) parts (\(key.map(\.name).joined(separator: ", "))): give \(k.name) as the next segment", n == 0 ? s : all[min(i + n, all.count - 1)])
+                }
+                let part = all[i + n]
+                guard let l = keyLiteral(part.name, k.property) else {
+                    if part.role == .unresolved, model.property(part.name, of: type) != nil || model.navigationProperty(part.name, of: type) != nil {
+                        throw fail("'\(part.name)' follows a collection; address one entity with a key first", part)
+                    }
+                    throw fail("'\(part.name)' is not a value of key property \(k.name) (\(k.property.type.name))", part)
+                }
+                values.append(l)
+            }
+            let args: SegmentArguments = key.count == 1 ? .positional(.literal(values[0]))
+                : .named(zip(key, values).map { NamedArgument(name: $0.0.name, value: .literal($0.1)) })
+            guard var target = out.popLast() else { throw fail("a key needs a collection before it", s) }
+            switch target.role {
+            case .entitySet, .navigation, .typeCast:
+                guard target.arguments == nil else { throw fail("'\(target.name)' already has a key", s) }
+                target.arguments = args
+            case .operationImport, .boundOperation, .filter:
+                guard target.key == nil else { throw fail("'\(target.name)' already has a key", s) }
+                target.key = args
+            default:
+                throw fail("a key cannot follow '\(target.name)'", s)
+            }
+            out.append(target)
+            i += key.count
+            return .entity(t)
+        case .primitiveCollection, .complexCollection:
+            var digits = Substring(s.name)
+            if digits.first == "-" { digits = digits.dropFirst() }
+            guard !digits.isEmpty, digits.allSatisfy(\.isASCII), digits.allSatisfy(\.isNumber) else {
+                throw fail("'\(s.name)' is not a member index (an integer) of the ordered collection", s)
+            }
+            var index = s
+            index.role = .index
+            out.append(index)
+            i += 1
+            if case .complexCollection(let t) = c { return .complex(t) }
+            if case .primitiveCollection(let k) = c { return .primitive(k) }
+            return .unchecked
+        default:
+            throw fail("'\(s.name)' follows a single value: it cannot be a key", s)
+        }
+    }
+
+    /// A key-as-segment value as the literal of its key property's type (the text is the
+    /// value itself: strings are not quoted).
+    func keyLiteral(_ text: String, _ p: StructuralProperty) -> Literal? {
+        guard let kind = model.primitiveKind(of: p.type.name) else { return .string(text) }
+        if kind == .string { return .string(text) }
+        var lexer = Lexer(Array(text.utf8), version: .v4)
+        guard let token = try? lexer.next(), case .literal(let l) = token.kind, (try? lexer.next().kind) == .eof,
+              TypeCompatibility.literal(l, fits: kind) else { return nil }
+        return l
+    }
+
+    func next(_ s: inout PathSegment, after c: Cursor, previous: PathSegment, _ options: inout QueryOptions,
+              _ typer: FilterTypeChecker) throws(URLParseError) -> Cursor {
+        if c == .unchecked {
+            if s.role == .unresolved && s.name.contains(".") && (previous.role == .all || previous.role == .entity) {
+                return try castAfterAllOrEntity(&s, previous)
+            }
+            return .unchecked
+        }
         switch s.role {
         case .count:
             switch c {
@@ -132,6 +275,7 @@ public struct ResourceRequestChecker: Sendable {
             }
         case .value:
             switch c {
+            case .primitive(.stream): throw fail("$value does not apply to a stream property: the property's URL is the stream", s)
             case .primitive: return .terminal
             case .entity(let t):
                 guard let type = model.types[t], model.lineage(of: type).contains(where: \.hasStream) else {
@@ -150,110 +294,166 @@ public struct ResourceRequestChecker: Sendable {
             guard model.version != .v4 else { throw fail("$links is V2; V4 uses $ref", s) }
             guard case .entity = c else { throw fail("$links needs a single entity", s) }
             return c
+        case .query:
+            return .terminal
+        case .each:
+            guard case .entityCollection(let t) = c else { throw fail("$each needs a collection of entities", s) }
+            return .entity(t)
+        case .filter:
+            let element: ExpressionType
+            switch c {
+            case .entityCollection(let t), .complexCollection(let t): element = .structured(t)
+            case .primitiveCollection(let k): element = .primitive(k)
+            default: throw fail("$filter(…) needs a collection", s)
+            }
+            if let f = s.filter {
+                s.filter = try typer.checkPredicate(f, in: FilterTypeChecker.Context(it: element))
+            }
+            guard let key = s.key else { return c }
+            guard case .entityCollection(let t) = c else { throw fail("a key predicate needs a collection of entities", s) }
+            if let problem = model.keyProblem(key, of: t) { throw fail(problem, s) }
+            return .entity(t)
         case .unresolved:
             break
         default:
             throw fail("'\(s.name)' is not allowed here", s)
         }
-        if s.name.contains(".") { return try qualified(&s, after: c, typer) }
-        let typeName: String
+        if s.name.contains(".") { return try qualified(&s, after: c, previous: previous, &options, typer) }
+        let binding = expressionType(c)
         switch c {
-        case .entity(let t), .complex(let t): typeName = t
-        case .entityCollection:
-            throw fail("'\(s.name)' follows a collection; address one entity with a key first", s)
-        default:
-            throw fail("'\(s.name)' follows a value that has no properties", s)
-        }
-        guard let type = model.types[typeName] else { return .unchecked }
-        let linksBefore = previous.role == .links
-        if let nav = model.navigationProperty(s.name, of: type) {
-            s.role = .navigation
-            let target = model.resolve(nav.targetType)
-            if let args = s.arguments {
-                guard nav.isCollection else { throw fail("'\(s.name)' is single-valued and takes no key", s) }
-                try checkKey(args, of: target, s, typer)
-                return .entity(target)
+        case .entity(let t), .complex(let t):
+            guard let type = model.types[t] else { return .unchecked }
+            let linksBefore = previous.role == .links
+            if let nav = model.navigationProperty(s.name, of: type) {
+                s.role = .navigation
+                if s.key != nil { throw fail("'\(s.name)' takes one key predicate", s) }
+                let target = model.resolve(nav.targetType)
+                if let args = s.arguments {
+                    guard nav.isCollection else { throw fail("'\(s.name)' is single-valued and takes no key", s) }
+                    try checkKey(args, of: target, s, typer)
+                    return .entity(target)
+                }
+                return nav.isCollection ? .entityCollection(target) : .entity(target)
             }
-            return nav.isCollection ? .entityCollection(target) : .entity(target)
+            if linksBefore { throw fail("$links must be followed by a navigation property of \(t)", s) }
+            if let p = model.property(s.name, of: type) {
+                s.role = .property
+                if s.arguments != nil || s.key != nil { throw fail("property '\(s.name)' takes no parentheses", s) }
+                return cursor(for: p.type)
+            }
+            if let binding, let op = model.boundOperation(named: s.name, binding: binding) {
+                return try bound(&s, op, &options, typer)
+            }
+            if let cast = try unqualifiedCast(&s, after: c) { return cast }
+            if model.lineage(of: type).contains(where: \.isOpen) {
+                s.role = .property
+                return .unchecked
+            }
+            throw fail("type \(t) has no property or navigation property '\(s.name)'", s)
+        default:
+            if let binding, let op = model.boundOperation(named: s.name, binding: binding) {
+                return try bound(&s, op, &options, typer)
+            }
+            if let cast = try unqualifiedCast(&s, after: c) { return cast }
+            if case .entityCollection = c {
+                throw fail("'\(s.name)' follows a collection; address one entity with a key first", s)
+            }
+            throw fail("'\(s.name)' is not a bound operation or type cast, and follows a value that has no properties", s)
         }
-        if linksBefore { throw fail("$links must be followed by a navigation property of \(typeName)", s) }
-        if let p = model.property(s.name, of: type) {
-            s.role = .property
-            if s.arguments != nil { throw fail("property '\(s.name)' takes no parentheses", s) }
-            return cursor(for: p.type)
+    }
+
+    /// `$all/NS.Type`, `$entity/NS.Type`: an entity type.
+    func castAfterAllOrEntity(_ s: inout PathSegment, _ previous: PathSegment) throws(URLParseError) -> Cursor {
+        guard let n = model.qualifiedStructuredTypeName(s.name), let t = model.types[n], t.kind == .entity else {
+            throw fail("'\(s.name)' is not an entity type", s)
         }
-        if model.lineage(of: type).contains(where: \.isOpen) {
-            s.role = .property
-            return .unchecked
+        s.role = .typeCast
+        return previous.role == .all ? .entityCollection(n) : .entity(n)
+    }
+
+    /// A type name without namespace (4.01) as a cast; nil when no type derived from the
+    /// cursor's has the name.
+    func unqualifiedCast(_ s: inout PathSegment, after c: Cursor) throws(URLParseError) -> Cursor? {
+        guard let q = derivedTypeName(s.name, from: c) else { return nil }
+        return try castSegment(&s, q, after: c)
+    }
+
+    /// The qualified name of the structured type `name` (qualified or not) when it derives
+    /// from (or is) the cursor's entity or complex type.
+    func derivedTypeName(_ name: String, from c: Cursor) -> String? {
+        let base: String
+        switch c {
+        case .entity(let t), .entityCollection(let t), .complex(let t), .complexCollection(let t): base = t
+        default: return nil
         }
-        throw fail("type \(typeName) has no property or navigation property '\(s.name)'", s)
+        guard let q = model.qualifiedStructuredTypeName(name), let derived = model.types[q],
+              model.lineage(of: derived).contains(where: { $0.qualifiedName == base }) else { return nil }
+        return q
     }
 
     /// A qualified name after an entity, collection or complex value: a type cast or a bound
     /// operation.
-    func qualified(_ s: inout PathSegment, after c: Cursor, _ typer: FilterTypeChecker) throws(URLParseError) -> Cursor {
-        let name = model.resolve(s.name)
-        if let derived = model.types[name], s.arguments == nil {
-            s.role = .typeCast
-            let base: String
-            switch c {
-            case .entity(let t), .entityCollection(let t), .complex(let t), .complexCollection(let t): base = t
-            default: throw fail("type cast '\(s.name)' needs an entity or complex value", s)
-            }
-            guard model.lineage(of: derived).contains(where: { $0.qualifiedName == base }) else {
-                throw fail("\(name) does not derive from \(base)", s)
-            }
-            switch c {
-            case .entity: return .entity(name)
-            case .entityCollection: return .entityCollection(name)
-            case .complex: return .complex(name)
-            default: return .complexCollection(name)
-            }
+    func qualified(_ s: inout PathSegment, after c: Cursor, previous: PathSegment, _ options: inout QueryOptions,
+                   _ typer: FilterTypeChecker) throws(URLParseError) -> Cursor {
+        if let n = model.qualifiedStructuredTypeName(s.name) {
+            if previous.role == .typeCast { throw fail("only one type cast may follow '\(previous.name)'", s) }
+            return try castSegment(&s, n, after: c)
         }
-        if let overloads = model.operations[name], let op = overloads.first(where: \.isBound) {
-            s.role = .boundOperation
-            if let args = s.arguments, let pairs = args.namedArguments {
-                let declared = Set(op.parameters.dropFirst().map(\.name))
-                for p in pairs where !declared.contains(p.name) {
-                    throw fail("\(name) has no parameter '\(p.name)'", s)
-                }
-            } else if s.arguments != nil {
-                throw fail("parameters of \(name) must be named", s)
-            }
-            return op.returnType.map { cursor(for: $0) } ?? .terminal
+        if let binding = expressionType(c), let op = model.boundOperation(named: s.name, binding: binding,
+                                                                             parameterNames: s.arguments?.namedArguments?.map(\.name)) {
+            return try bound(&s, op, &options, typer)
+        }
+        if !model.operations(named: s.name).isEmpty {
+            throw fail("\(s.name) cannot be bound to \(expressionType(c).map { "\($0)" } ?? "this resource")", s)
         }
         throw fail("no type or bound operation named '\(s.name)'", s)
+    }
+
+    func castSegment(_ s: inout PathSegment, _ name: String, after c: Cursor) throws(URLParseError) -> Cursor {
+        guard let derived = model.types[name] else { throw fail("unknown type '\(s.name)'", s) }
+        let base: String
+        switch c {
+        case .entity(let t), .entityCollection(let t), .complex(let t), .complexCollection(let t): base = t
+        default: throw fail("type cast '\(s.name)' needs an entity or complex value", s)
+        }
+        guard model.lineage(of: derived).contains(where: { $0.qualifiedName == base }) else {
+            throw fail("\(name) does not derive from \(base)", s)
+        }
+        s.role = .typeCast
+        if s.key != nil { throw fail("type cast '\(s.name)' takes one key predicate", s) }
+        if let args = s.arguments {
+            guard case .entityCollection = c else { throw fail("type cast '\(s.name)' on a single value takes no key", s) }
+            if let problem = model.keyProblem(args, of: name) { throw fail(problem, s) }
+            return .entity(name)
+        }
+        switch c {
+        case .entity: return .entity(name)
+        case .entityCollection: return .entityCollection(name)
+        case .complex: return .complex(name)
+        default: return .complexCollection(name)
+        }
+    }
+
+    /// A bound action or function: parameters (in parentheses, or for a function without
+    /// parentheses from `@name` aliases or `name=` options), then its return type.
+    func bound(_ s: inout PathSegment, _ op: Operation, _ options: inout QueryOptions, _ typer: FilterTypeChecker) throws(URLParseError) -> Cursor {
+        s.role = .boundOperation
+        try checkParameters(&s, op, &options, typer)
+        return try afterOperation(&s, op)
     }
 
     // MARK: - Keys and parameters
 
     func checkKey(_ args: SegmentArguments, of typeName: String, _ s: PathSegment, _ typer: FilterTypeChecker) throws(URLParseError) {
-        guard let type = model.types[typeName] else { return }
-        let key = model.keyProperties(of: type)
-        let names = key.map(\.name)
-        func fits(_ v: ArgumentValue, _ entry: (name: String, property: StructuralProperty)) throws(URLParseError) {
-            guard case .literal(let l) = v, let k = model.primitiveKind(of: entry.property.type.name) else { return }
-            if l == .null { throw fail("key property '\(entry.name)' cannot be null", s) }
-            guard TypeCompatibility.literal(l, fits: k) else {
-                throw fail("key property '\(entry.name)' is \(k.rawValue); \(l.withArticle) literal does not fit", s)
-            }
-        }
+        if let problem = model.keyProblem(args, of: typeName) { throw fail(problem, s) }
+        let values: [ArgumentValue]
         switch args {
-        case .empty:
-            throw fail("empty key predicate for \(typeName)", s)
-        case .positional(let v):
-            guard key.count == 1 else {
-                throw fail("\(typeName) has a key of \(key.count) properties (\(names.joined(separator: ", "))); name them", s)
-            }
-            try fits(v, key[0])
-        case .named(let pairs):
-            let given = pairs.map(\.name)
-            guard Set(given) == Set(names), given.count == names.count else {
-                throw fail("key of \(typeName) is (\(names.joined(separator: ","))), found (\(given.joined(separator: ",")))", s)
-            }
-            for p in pairs {
-                if let entry = key.first(where: { $0.name == p.name }) { try fits(p.value, entry) }
-            }
+        case .empty: values = []
+        case .positional(let v): values = [v]
+        case .named(let pairs): values = pairs.map(\.value)
+        }
+        for case .alias(let name) in values where typer.aliases[name] == nil {
+            throw fail("parameter alias @\(name) has no value in the query", s)
         }
     }
 
@@ -286,12 +486,24 @@ public struct ResourceRequestChecker: Sendable {
             return
         }
         guard op.kind == .function || s.arguments == nil || s.arguments == .empty else {
-            throw fail("action import '\(op.name)' takes its parameters in the request body", s)
+            throw fail("action '\(op.name)' takes its parameters in the request body", s)
         }
-        guard op.kind == .function else { return }
-        let given = s.arguments?.namedArguments ?? []
-        if case .positional? = s.arguments { throw fail("parameters of \(op.name) must be named", s) }
+        guard op.kind == .function else {
+            if s.arguments != nil { throw fail("action '\(op.name)' takes its parameters in the request body: leave out the parentheses", s) }
+            return
+        }
         let params = op.isBound ? Array(op.parameters.dropFirst()) : op.parameters
+        guard let args = s.arguments else {
+            // 4.01 Part 2, 4.5.2: without parentheses, parameters are implicit aliases
+            // (`@name=value`) or `name=value` options.
+            for p in params where !p.type.nullable {
+                let given = options.aliases.contains { $0.name == p.name } || options.customOptions.contains { $0.name == p.name }
+                if !given { throw fail("missing parameter '\(p.name)' of \(op.name) (give it as @\(p.name)=value)", s) }
+            }
+            return
+        }
+        if case .positional = args { throw fail("parameters of \(op.name) must be named", s) }
+        let given = args.namedArguments ?? []
         for a in given {
             guard let p = params.first(where: { $0.name == a.name }) else {
                 throw fail("\(op.name) has no parameter '\(a.name)'", s)
@@ -311,103 +523,5 @@ public struct ResourceRequestChecker: Sendable {
         for p in params where !p.type.nullable && !given.contains(where: { $0.name == p.name }) {
             throw fail("missing parameter '\(p.name)' of \(op.name)", s)
         }
-    }
-
-    // MARK: - Query options
-
-    func checkOptions(_ o: QueryOptions, cursor: Cursor, _ typer: FilterTypeChecker, topLevel: Bool) throws(URLParseError) -> QueryOptions {
-        var o = o
-        let context = contextType(cursor)
-        if let f = o.filter {
-            guard let context else { throw URLParseError("$filter needs a collection of entities or complex values", at: f.position) }
-            o.filter = try typer.checkPredicate(f, context: context)
-        }
-        if let items = o.orderBy {
-            var typed: [OrderByItem] = []
-            for item in items {
-                guard let context else {
-                    throw URLParseError("$orderby needs a collection of entities or complex values", at: item.expression.position)
-                }
-                let e = try typer.check(item.expression, context: context)
-                switch e.type {
-                case .primitive?, .enumeration?, .null?: break
-                default: throw URLParseError("cannot order by a value of type \(e.type.map { "\($0)" } ?? "?")", at: e.position)
-                }
-                typed.append(OrderByItem(expression: e, descending: item.descending))
-            }
-            o.orderBy = typed
-        }
-        if let select = o.select {
-            for item in select { try checkSelect(item, context) }
-        }
-        if let expand = o.expand {
-            var typed: [ExpandItem] = []
-            for item in expand { typed.append(try checkExpand(item, context, typer)) }
-            o.expand = typed
-        }
-        return o
-    }
-
-    func checkSelect(_ item: SelectItem, _ context: String?) throws(URLParseError) {
-        guard var typeName = context else { throw URLParseError("$select needs entities or complex values", at: item.position) }
-        for (i, seg) in item.path.enumerated() {
-            if seg == "*" || seg.hasSuffix(".*") { return }
-            guard let type = model.structuredType(typeName) else { return }
-            if seg.contains(".") {
-                let n = model.resolve(seg)
-                if model.types[n] != nil { typeName = n; continue }
-                if model.operations[n] != nil { return }
-                throw URLParseError("unknown type or operation '\(seg)' in $select", at: item.position)
-            }
-            if let p = model.property(seg, of: type) {
-                if model.structuredType(p.type.name) != nil { typeName = model.resolve(p.type.name); continue }
-                if i != item.path.count - 1 { throw URLParseError("'\(seg)' has no properties to select", at: item.position) }
-                return
-            }
-            if let n = model.navigationProperty(seg, of: type) {
-                typeName = model.resolve(n.targetType)
-                continue
-            }
-            if model.lineage(of: type).contains(where: \.isOpen) { return }
-            throw URLParseError("type \(typeName) has no property '\(seg)' (in $select)", at: item.position)
-        }
-    }
-
-    func checkExpand(_ item: ExpandItem, _ context: String?, _ typer: FilterTypeChecker) throws(URLParseError) -> ExpandItem {
-        guard var typeName = context else { throw URLParseError("$expand needs entities", at: item.position) }
-        var isCollection = false
-        var sawNavigation = false
-        var checkedAll = false
-        for seg in item.path {
-            if seg == "*" || seg == "$value" { checkedAll = true; break }
-            guard let type = model.structuredType(typeName) else { return item }
-            if seg.contains(".") {
-                let n = model.resolve(seg)
-                guard model.types[n] != nil else { throw URLParseError("unknown type '\(seg)' in $expand", at: item.position) }
-                typeName = n
-                continue
-            }
-            if let n = model.navigationProperty(seg, of: type) {
-                typeName = model.resolve(n.targetType)
-                isCollection = n.isCollection
-                sawNavigation = true
-                continue
-            }
-            if model.version != .v2, !sawNavigation, let p = model.property(seg, of: type), model.structuredType(p.type.name) != nil {
-                typeName = model.resolve(p.type.name)
-                continue
-            }
-            if let p = model.property(seg, of: type), model.primitiveKind(of: p.type.name) == .stream { checkedAll = true; break }
-            throw URLParseError("type \(typeName) has no navigation property '\(seg)' (in $expand)", at: item.position)
-        }
-        if !checkedAll && !sawNavigation {
-            throw URLParseError("$expand path must end in a navigation property", at: item.position)
-        }
-        var out = item
-        if !item.options.isEmpty {
-            let cursor: Cursor = checkedAll ? .unchecked : (isCollection ? .entityCollection(typeName) : .entity(typeName))
-            out.options = try checkOptions(item.options, cursor: cursor, typer, topLevel: false)
-        }
-        return out
     }
 }

@@ -86,16 +86,33 @@ struct URLAuthority {
     }
 
     /// Ranges of the `/`-separated segments of raw[from..<to], skipping one leading `/`.
-    static func segmentRanges(_ raw: [UInt8], from: Int, to: Int) -> [Range<Int>] {
+    /// With `parentheses`, a `/` inside parentheses (outside single-quoted strings there)
+    /// does not split: `Products/$filter(Supplier/Name eq 'x')` is two segments.
+    static func segmentRanges(_ raw: [UInt8], from: Int, to: Int, parentheses: Bool = false) -> [Range<Int>] {
         var ranges: [Range<Int>] = []
         var i = from
         if i < to && raw[i] == UInt8(ascii: "/") { i += 1 }
         guard i < to else { return [] }
         var s = i
+        var depth = 0
+        var quoted = false
         while i <= to {
-            if i == to || raw[i] == UInt8(ascii: "/") {
+            if i < to && parentheses {
+                let c = raw[i]
+                if quoted {
+                    if c == UInt8(ascii: "'") { quoted = false }
+                } else if c == UInt8(ascii: "'") && depth > 0 {
+                    quoted = true
+                } else if c == UInt8(ascii: "(") {
+                    depth += 1
+                } else if c == UInt8(ascii: ")") && depth > 0 {
+                    depth -= 1
+                }
+            }
+            if i == to || (raw[i] == UInt8(ascii: "/") && depth == 0) {
                 ranges.append(s..<i)
                 s = i + 1
+                quoted = false
             }
             i += 1
         }

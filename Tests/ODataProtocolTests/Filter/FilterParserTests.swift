@@ -143,7 +143,11 @@ func int(_ s: String) -> FilterExpression { lit(.integer(s)) }
         #expect(failure("Name eq 'abc", .v4) == URLParseError(#"unterminated string literal (expected closing "'")"#, at: 8))
         #expect(failure("Name eq 'x' foo", .v4) == URLParseError("expected end of expression, found 'foo'", at: 12))
         #expect(failure("Name eq #", .v4) == URLParseError("unexpected character '#'", at: 8))
-        #expect(failure("Price in 1", .v4) == URLParseError("expected '(' after 'in', found literal (integer)", at: 9))
+        // `in` takes a list or any collection-valued expression (4.01 ABNF inExpr); a list in
+        // parentheses holds primitive literals only.
+        #expect(failure("Price in", .v4) == URLParseError("expected an expression, found end of input", at: 8))
+        #expect(failure("Price in (1,Price)", .v4) == URLParseError("expected a primitive literal in the list after 'in' (a JSON array [...] takes expressions)", at: 12))
+        #expect(failure("Price in(1)", .v4) == URLParseError("expected whitespace after 'in'", at: 8))
         // Positions count characters, not UTF-8 bytes.
         #expect(failure("Name eq 'Straße' and (", .v4)?.position == 22)
     }

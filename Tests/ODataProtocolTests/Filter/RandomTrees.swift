@@ -54,8 +54,22 @@ enum RandomTreeModel {
             .init(name: "City", type: TypeReference(name: "Edm.String")),
             .init(name: "Zip", type: TypeReference(name: "Edm.Int32")),
         ])
+        // Bound functions for V4 expressions: Test.Score(Factor) on an item, Test.Top() on
+        // a collection of items.
+        var operations: [String: [Operation]] = [:]
+        if v == .v4 {
+            operations["Test.Score"] = [Operation(kind: .function, name: "Test.Score", qualifiedName: "Test.Score", isBound: true,
+                                                  parameters: [.init(name: "item", type: TypeReference(name: "Test.Item")),
+                                                               .init(name: "Factor", type: TypeReference(name: "Edm.Int32"))],
+                                                  returnType: TypeReference(name: "Edm.Int32"), httpMethod: "GET")]
+            operations["Test.Top"] = [Operation(kind: .function, name: "Test.Top", qualifiedName: "Test.Top", isBound: true,
+                                                isComposable: true,
+                                                parameters: [.init(name: "items", type: TypeReference(name: "Test.Item", isCollection: true))],
+                                                returnType: TypeReference(name: "Test.Item"), httpMethod: "GET")]
+        }
         return ServiceModel(version: v, namespaces: ["Test"], types: ["Test.Item": item, "Test.Address": address],
-                            enumTypes: enums, entitySets: ["Items": EntitySet(name: "Items", entityType: "Test.Item")])
+                            enumTypes: enums, entitySets: ["Items": EntitySet(name: "Items", entityType: "Test.Item")],
+                            operations: operations)
     }
 }
 
@@ -80,7 +94,13 @@ struct RandomTrees {
             return e(.member(MemberPath(root: .rangeVariable(v), segments: names.map { .property($0) })))
         }
         if version == .v4 && rng.chance(0.1) {
-            return e(.member(MemberPath(root: .it, segments: names.map { .property($0) })))
+            return e(.member(MemberPath(root: rng.chance(0.5) ? .it : .this, segments: names.map { .property($0) })))
+        }
+        if version == .v4 && rng.chance(0.05) {
+            // A key predicate and a composed bound function on the way.
+            let head: [MemberPath.Segment] = rng.chance(0.5) ? [.keyed("Children", .positional(.literal(.guid(guid()))))]
+                : [.property("Children"), .function("Test.Top", [])]
+            return e(.member(MemberPath(segments: head + names.map { .property($0) })))
         }
         if rng.chance(0.1) {
             return e(.member(MemberPath(segments: [.property("Parent")] + names.map { .property($0) })))
@@ -98,7 +118,7 @@ struct RandomTrees {
         }
         let d = depth - 1
         var choices = 10
-        if version == .v4 { choices = 14 }
+        if version == .v4 { choices = 19 }
         switch rng.int(0...choices) {
         case 0: return e(.binary(rng.chance(0.5) ? .and : .or, boolean(d), boolean(d)))
         case 1: return e(.unary(.not, boolean(d)))
@@ -115,8 +135,10 @@ struct RandomTrees {
         case 9: return e(.typeFunction(.isof, rng.chance(0.5) ? path(["Home"]) : nil, rng.chance(0.5) ? "Test.Item" : "Test.Address"))
         case 10: return e(.binary(.eq, boolean(d), e(.literal(.boolean(true)))))
         case 11:
+            // `in (literals)`, or a JSON array of expressions.
             var items: [FilterExpression] = []
-            for _ in 0..<rng.int(1...4) { items.append(number(d)) }
+            let literals = rng.chance(0.6)
+            for _ in 0..<rng.int(literals ? 1...4 : 2...4) { items.append(literals ? e(.literal(numberLiteral())) : number(d)) }
             return e(.inList(number(d), items))
         case 12: return e(.binary(.has, path(["Color"]), e(.literal(.enumMember(type: "Test.Color", value: rng.pick(["Red", "Green,Blue", "4"]))))))
         case 13:
@@ -126,12 +148,36 @@ struct RandomTrees {
             itemVariables.removeLast()
             let kind: Lambda.Kind = rng.chance(0.5) ? .any : .all
             return e(.member(MemberPath(segments: [.property("Children")], lambda: Lambda(kind: kind, variable: v, predicate: p))))
-        default:
+        case 14:
             let v = "t\(stringVariables.count)"
             stringVariables.append(v)
             let p = e(.binary(.eq, e(.member(MemberPath(root: .rangeVariable(v), segments: []))), string(d)))
             stringVariables.removeLast()
             return e(.member(MemberPath(segments: [.property("Tags")], lambda: Lambda(kind: .any, variable: v, predicate: p))))
+        case 15:
+            // Membership in a collection, and collections against JSON arrays.
+            switch rng.int(0...2) {
+            case 0: return e(.inList(string(d), [path(["Tags"])]))
+            case 1: return e(.binary(rng.pick([.eq, .ne]), path(["Tags"]), e(.array((0..<rng.int(0...3)).map { _ in string(d) }))))
+            default: return e(.call(rng.pick(["hassubset", "hassubsequence"]), [path(["Tags"]), e(.array([e(.literal(.string(stringLiteral())))]))]))
+            }
+        case 16:
+            // A filter segment inside a path, and $count of it.
+            let inner = boolean(d)
+            return e(.binary(.gt, e(.member(MemberPath(segments: [.property("Children"), .filter(inner), .count]))), e(.literal(.integer("1")))))
+        case 17:
+            // A bound function in an expression.
+            let f = e(.member(MemberPath(root: rng.chance(0.3) ? .it : .implicit, segments: [.function("Test.Score", [FunctionArgument(name: "Factor", value: intExpr(d))])])))
+            return e(.binary(.ge, f, number(d)))
+        case 18:
+            // A JSON object against a complex value; an annotation value (dynamic).
+            if rng.chance(0.5) {
+                return e(.binary(.ne, path(["Home"]), e(.object([ObjectMember(name: "City", value: string(d)), ObjectMember(name: "Zip", value: intExpr(d))]))))
+            }
+            return e(.binary(.eq, e(.member(MemberPath(segments: [.property("Name"), .annotation("Core.Description")]))), string(d)))
+        default:
+            // case(cond:value, …)
+            return e(.binary(.lt, e(.call("case", [boolean(d), number(d), e(.literal(.boolean(true))), number(d)])), number(d)))
         }
     }
 

@@ -18,6 +18,11 @@ import Testing
         "'O''Neil'", ",", ";", "A(", "$levels=max", "*", "NS.T", "NS.E'A'", "#", "?", "ß", "😀", "\u{0}", " in (",
         " has ", "substringof(", "contains(", "cast(", "isof(", "Name", "Price", "null", "true", "12345678-aaaa-bbbb-cccc-ddddeeeeffff",
         "http://h/s/", "/", "//", "..", "$1", "$batch", "$metadata", "\t", "%F0%9F%98%80", "%FF",
+        // 4.01 constructs
+        "[", "]", "{", "}", "\"", "\"a\":", "$this", "$filter(", "/$each", "/$query", "/$ref", "/1", "/O'Neil",
+        "$search=", "$apply=", "groupby((", "aggregate(", " with sum as T", " as X", "$compute=", "@Core.X", "%23Q",
+        "$crossjoin(", "case(", "geography'SRID=0;Point(1 2)'", "NOT ", " OR ", " AND ", "filter=", "$entity?$id=",
+        "Model.F(", "(1)", "%3B", "in [", "/any(", "$index=-1", ")(", "%2B1",
     ]
 
     static func seeds() throws -> [String] {
@@ -119,6 +124,20 @@ import Testing
             String(repeating: "A/", count: n) + "B",
             "Items?" + String(repeating: "&", count: n),
             "Items?$filter=" + String(repeating: "%28", count: n),
+            "Items?$filter=" + String(repeating: "[", count: n),
+            "Items?$filter=" + String(repeating: "{\"a\":", count: n) + "1",
+            "Items?$filter=" + String(repeating: "A/$filter(", count: n) + "true",
+            "Items?$filter=" + String(repeating: "F(p=", count: n) + "1",
+            "Items?$filter=" + String(repeating: "case(true:", count: n) + "1",
+            "Items?$search=" + String(repeating: "(", count: n) + "a",
+            "Items?$search=" + String(repeating: "NOT ", count: n) + "a",
+            "Items?$search=" + (0..<n).map { "w\($0)" }.joined(separator: " OR "),
+            "Items?$apply=" + String(repeating: "concat(identity,", count: n) + "identity",
+            "Items?$apply=" + String(repeating: "groupby((A),", count: n) + "identity",
+            "Items?$select=" + String(repeating: "A($select=", count: n) + "B",
+            "Items?$expand=" + String(repeating: "A/$ref($filter=", count: n) + "true",
+            "Items/" + String(repeating: "$filter(", count: n) + "true",
+            "Items/" + (0..<n).map(String.init).joined(separator: "/"),
         ]
         for input in inputs {
             var stats = (accepted: 0, rejected: 0)

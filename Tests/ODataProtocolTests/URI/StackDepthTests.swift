@@ -17,6 +17,13 @@ import Testing
             "People('x')/Trips?$filter=" + String(repeating: "not ", count: n) + "true",
             "People('x')/Trips?$filter=" + (0..<999).map { "Budget gt \($0)" }.joined(separator: " or "),
             "People?$expand=" + String(repeating: "Friends($expand=", count: 98) + "Trips" + String(repeating: ")", count: 98),
+            // The 4.01 constructs: JSON arrays and objects, filter segments, $search, $apply.
+            "People?@a=" + String(repeating: "[", count: n) + "1" + String(repeating: "]", count: n),
+            "People?@a=" + String(repeating: "{\"a\":", count: n) + "1" + String(repeating: "}", count: n),
+            "People?$filter=" + String(repeating: "Friends/$filter(", count: n / 2) + "true" + String(repeating: ")/$count gt 0", count: n / 2),
+            "People?$search=" + String(repeating: "(", count: n) + "a" + String(repeating: ")", count: n),
+            "People?$search=" + String(repeating: "NOT ", count: n) + "a",
+            "People?$apply=" + String(repeating: "concat(identity,", count: n - 1) + "identity" + String(repeating: ")", count: n - 1),
         ]
     }()
 

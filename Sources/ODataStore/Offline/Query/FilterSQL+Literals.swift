@@ -23,6 +23,7 @@ extension FilterSQL {
         case .duration: return .duration
         case .binary: return .binary
         case .enumMember(let type, _): return .enumeration(model.resolve(type))
+        case .geography, .geometry: return .opaque
         }
     }
 
@@ -89,6 +90,8 @@ extension FilterSQL {
             return .text(Self.base64(bytes))
         case (.enumMember(let type, let value), _):
             return .text(try enumNames(value, model.resolve(type)))
+        case (.geography, _), (.geometry, _):
+            throw ODataStoreError(.unsupported, "a geo literal cannot be evaluated offline: \(LiteralPrinter.print(l, version: .v4))")
         }
     }
 

@@ -57,8 +57,11 @@ extension FilterSQL {
 
     mutating func start(_ root: MemberPath.Root, _ e: FilterExpression, _ s: SQLScope, _ p: inout SQLParameters) throws(ODataStoreError) -> PathState {
         switch root {
-        case .implicit, .it:
+        case .implicit, .it, .this:
+            // `$this` is the row the option is evaluated on, as the implicit root is.
             return PathState(cursor: .entity(s.table, alias: s.alias))
+        case .alias:
+            throw unsupported("a path that starts at a parameter alias", e)
         case .root:
             throw unsupported("$root", e)
         case .rangeVariable(let v):
@@ -85,8 +88,14 @@ extension FilterSQL {
             try cast(&state, model.resolve(name), e, &p)
         case .count:
             try count(&state, e, &p)
-        case .keyed:
+        case .keyed, .key:
             throw unsupported("a key predicate in a path", e)
+        case .function(let name, _):
+            throw unsupported("the bound function \(name)", e)
+        case .annotation(let term):
+            throw unsupported("the annotation @\(term)", e)
+        case .filter:
+            throw unsupported("a $filter(…) path segment", e)
         }
     }
 

@@ -92,6 +92,10 @@ struct FilterSQL {
             return try call(name, args, e, s, &p)
         case .typeFunction(let fn, let operand, let typeName):
             return try typeFunction(fn, operand, typeName, e, s, &p)
+        case .array:
+            throw unsupported("a JSON array", e)
+        case .object:
+            throw unsupported("a JSON object", e)
         }
     }
 

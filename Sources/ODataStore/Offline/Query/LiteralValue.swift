@@ -24,6 +24,8 @@ enum LiteralValue {
             return .text(t)
         case .binary(let bytes): return .text(Base64.encode(bytes))
         case .enumMember(_, let value): return .text(value)
+        case .geography, .geometry:
+            throw ODataStoreError(.unsupported, "a geo literal cannot be evaluated offline: \(LiteralPrinter.print(literal, version: .v4))")
         }
     }
 }

@@ -85,6 +85,9 @@ struct OfflineScope: Sendable {
             for a in args { try walk(a, table: table, variables: variables, schema: schema) }
         case .typeFunction(_, let x, _):
             if let x { try walk(x, table: table, variables: variables, schema: schema) }
+        case .array, .object:
+            // JSON literals: the translator refuses them as unsupported.
+            return
         case .member(let m):
             var current: EntityTable? = table
             if case .rangeVariable(let v) = m.root { current = variables[v] }

@@ -48,6 +48,7 @@ struct ResolvedPath: Sendable {
 
     /// Resolves the checked segments of `request`.
     static func resolve(_ request: ResourceRequest, schema: StoreSchema) throws(ODataStoreError) -> ResolvedPath {
+        try refuseUnevaluated(request.options, nested: false)
         let segments = request.segments
         guard let first = segments.first else {
             throw ODataStoreError(.unsupported, "the service document is not available offline")
@@ -87,7 +88,12 @@ struct ResolvedPath: Sendable {
                 single = key != nil || !link.isCollection
                 result = single ? .entity : .collection
             case .typeCast:
-                // A cast to the table's own derived types narrows nothing we store apart.
+                // A cast to the table's own derived types narrows nothing we store apart; a
+                // key after the cast (`Products/NS.Derived(1)`) is not evaluated here.
+                if s.arguments != nil || s.key != nil {
+                    throw ODataStoreError(.unsupported, "a key predicate after the type cast \(s.name) cannot be evaluated offline")
+                }
+                i += 1
                 continue
             case .property:
                 guard single else {
@@ -114,6 +120,54 @@ struct ResolvedPath: Sendable {
         }
         steps.append(Step(table: current, key: key, link: nil))
         return ResolvedPath(table: current, result: result, steps: steps)
+    }
+
+    /// Query options the offline store does not evaluate, refused rather than ignored:
+    /// `$apply`, `$compute`, `$index`, options and operations in `$select`, and, in nested
+    /// `$expand` options, aliases and `$it` (which there names the resource the path
+    /// addresses, not the expanded row).
+    static func refuseUnevaluated(_ o: QueryOptions, nested: Bool) throws(ODataStoreError) {
+        func refuse(_ what: String) -> ODataStoreError { ODataStoreError(.unsupported, "\(what) cannot be evaluated offline") }
+        if o.apply != nil { throw refuse("$apply") }
+        if o.compute != nil { throw refuse("$compute") }
+        if o.index != nil { throw refuse("$index") }
+        for item in o.select ?? [] where item.parameters != nil || !item.options.isEmpty {
+            throw refuse("$select=\(item.path.joined(separator: "/"))(…)")
+        }
+        if nested {
+            if !o.aliases.isEmpty { throw refuse("a parameter alias inside $expand") }
+            if let f = o.filter, mentionsIt(f) { throw refuse("$it inside $expand") }
+            for item in o.orderBy ?? [] where mentionsIt(item.expression) { throw refuse("$it inside $expand") }
+        }
+        for item in o.expand ?? [] { try refuseUnevaluated(item.options, nested: true) }
+    }
+
+    /// Whether `$it` appears in `e` (lambda predicates and function arguments included).
+    static func mentionsIt(_ e: FilterExpression) -> Bool {
+        var stack = [e]
+        while let x = stack.popLast() {
+            switch x.kind {
+            case .literal, .alias: break
+            case .member(let m):
+                if m.root == .it { return true }
+                if let p = m.lambda?.predicate { stack.append(p) }
+                for s in m.segments {
+                    switch s {
+                    case .filter(let f): stack.append(f)
+                    case .function(_, let args): stack += args.map(\.value)
+                    default: break
+                    }
+                }
+            case .unary(_, let a): stack.append(a)
+            case .binary(_, let a, let b): stack += [a, b]
+            case .inList(let a, let items): stack.append(a); stack += items
+            case .call(_, let args): stack += args
+            case .typeFunction(_, let a, _): if let a { stack.append(a) }
+            case .array(let items): stack += items
+            case .object(let members): stack += members.map(\.value)
+            }
+        }
+        return false
     }
 
     /// The key predicate's values in key-column order, bound as the columns store them.
