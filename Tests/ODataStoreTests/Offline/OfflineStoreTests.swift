@@ -107,6 +107,9 @@ struct OfflineStoreTests {
         let missing = try await Self.run(store, "Products(999)")
         #expect(missing.failureCode == .notFound)
         #expect(try await Self.run(store, "ProductsByRating(rating=4)").failureCode == .unsupported)
+        // Options the store cannot evaluate are refused, also nested in $expand, never ignored.
+        #expect(try await Self.run(store, "Categories?$expand=Products($search=blue)").failureCode == .unsupported)
+        #expect(try await Self.run(store, "Categories?$expand=Products($expand=Category($levels=2))").failureCode == .unsupported)
         let info = try store.offlineInfo()
         #expect(info.definingRequests.map(\.path) == Self.definitions)
         #expect(info.definingRequests.allSatisfy { $0.isComplete })

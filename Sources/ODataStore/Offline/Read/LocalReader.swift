@@ -27,6 +27,21 @@ struct LocalReader {
 
     // MARK: - Entry
 
+    /// Nested `$search` and `$levels` inside `$expand` are refused, never ignored (a
+    /// defining request may carry them: the service evaluates those).
+    static func refuseNestedUnevaluated(_ items: [ExpandItem]) throws(ODataStoreError) {
+        for item in items {
+            let name = item.path.joined(separator: "/")
+            if item.options.search != nil {
+                throw ODataStoreError(.unsupported, "$search inside $expand (\(name)) cannot be evaluated offline")
+            }
+            if item.options.levels != nil {
+                throw ODataStoreError(.unsupported, "$levels inside $expand (\(name)) cannot be evaluated offline")
+            }
+            try refuseNestedUnevaluated(item.options.expand ?? [])
+        }
+    }
+
     mutating func read(path: String, headers: [(name: String, value: String)], paging: Paging) throws(ODataStoreError) -> Response {
         let request = try parse(path)
         let resolved = try ResolvedPath.resolve(request, schema: schema)
@@ -39,6 +54,7 @@ struct LocalReader {
         if request.options.search != nil {
             throw ODataStoreError(.unsupported, "$search cannot be evaluated offline")
         }
+        try Self.refuseNestedUnevaluated(request.options.expand ?? [])
         // System query options the store does not evaluate ($apply, $compute, the other
         // version's $count/$inlinecount...): refused, never ignored.
         if let other = request.options.otherSystemOptions.first {
