@@ -31,7 +31,7 @@ case $kind in
 esac
 tests=("$@")
 all_c=(requests dispatch_queue faults concurrency wait hardening retries values paths conventions entities
-       errors online_v4 online_v2 store url_check)
+       errors online_v4 online_v2 store url_check upload)
 if [ ${#tests[@]} -eq 0 ]; then
     case $kind in
         thread) tests=(requests dispatch_queue faults concurrency wait) ;;
