@@ -55,7 +55,7 @@ final class Upload: Sendable {
     func start(_ completion: @escaping @Sendable (Result<UploadResult, ODataStoreError>) -> Void) {
         let finish: @Sendable (Result<Void, ODataStoreError>) -> Void = { [self] outcome in
             let (first, result) = state.withLock { s -> (Bool, UploadResult) in
-                defer { s.finished = true }
+                defer { s.finished = true; s.task = nil }  // the last task holds a closure that holds self
                 return (!s.finished, UploadResult(confirmed: s.confirmed, failed: s.failed, remaining: 0))
             }
             guard first else { return }
