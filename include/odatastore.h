@@ -606,8 +606,8 @@ ODS_EXTERN int ods_store_defining_request(ods_defining_request_info *out, ods_st
  * upload resumes with the same change. The archive can also be read as the collection
  * "ErrorArchive" / "ErrorArchive(<id>)" through the ordinary request API.
  *
- * Every function of this section returns ODS_EUNSUPPORTED for stores of another kind and
- * ODS_EINVAL for a NULL, closed or never-opened store handle.
+ * Every function of this section that takes a store returns ODS_EUNSUPPORTED for stores of
+ * another kind and ODS_EINVAL for a NULL, closed or never-opened store handle.
  * ------------------------------------------------------------------------------------- */
 
 /** How far an upload is: reported after every change the service answered. Filled by the
@@ -653,8 +653,9 @@ typedef void (*ods_upload_cb)(ods_store *store, int status, const ods_upload_res
  * `progress` (may be NULL) is called after every change the service answered; `completion`
  * (may be NULL) once at the end; both with `context` (not retained: it must outlive the
  * completion), through the store's dispatch mode, like request callbacks: on the store's
- * callback thread, or on the thread calling ods_store_dispatch in queue mode (each report
- * and the completion are one event each). The completion also comes when the upload is
+ * callback thread, or in queue mode on a thread that dispatches (ods_store_dispatch, also
+ * ods_request_wait and ods_store_execute; each report and the completion are one event
+ * each), never under an internal lock. The completion also comes when the upload is
  * cancelled or the store is closed: ods_store_close delivers it before it returns.
  * An upload of an empty queue completes at once with all counts 0.
  * Returns ODS_OK; ODS_ESTATE when the store is not open (still opening or downloading,

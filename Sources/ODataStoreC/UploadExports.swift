@@ -9,6 +9,14 @@ import ODataStore
 
 // MARK: - Upload
 
+/// An operation ended by ods_store_close reports ODS_ECANCELLED, as requests do (the header's
+/// callback contract). The offline engine says `.closed` when the close overtook the
+/// operation's last step (its database thread already gone), `.cancelled` otherwise.
+private func cancelledByClose(_ error: ODataStoreError) -> ODataStoreError {
+    guard error.code == .closed else { return error }
+    return ODataStoreError(.cancelled, "cancelled because the store was closed (\(error.message))")
+}
+
 @c @implementation
 public func ods_store_upload(_ handle: OpaquePointer?, _ progress: ods_upload_progress_cb?,
                              _ completion: ods_upload_cb?, _ context: UnsafeMutableRawPointer?) -> Int32 {
@@ -34,7 +42,8 @@ public func ods_store_upload(_ handle: OpaquePointer?, _ progress: ods_upload_pr
                 var result = ods_upload_result(version: UInt32(ODS_UPLOAD_RESULT_VERSION), confirmed: Int64(r.confirmed),
                                                failed: Int64(r.failed), remaining: Int64(r.remaining))
                 completionFn.function(Handle.pointer(store), 0, &result, nil, ctx.pointer)
-            case .failure(let error):
+            case .failure(let failure):
+                let error = cancelledByClose(failure)
                 let last = counts.withLock { $0 }
                 var result = ods_upload_result(version: UInt32(ODS_UPLOAD_RESULT_VERSION),
                                                confirmed: Int64(last.sent - last.failed), failed: Int64(last.failed),
@@ -144,7 +153,8 @@ public func ods_store_error_revert(_ handle: OpaquePointer?, _ id: Int64, _ comp
             switch outcome {
             case .success:
                 fn.function(Handle.pointer(store), id, 0, nil, ctx.pointer)
-            case .failure(let error):
+            case .failure(let failure):
+                let error = cancelledByClose(failure)
                 let record = ErrorRecord(error)
                 withExtendedLifetime(record) {
                     fn.function(Handle.pointer(store), id, error.code.rawValue, record.record, ctx.pointer)
