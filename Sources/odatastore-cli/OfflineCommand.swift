@@ -8,13 +8,16 @@ import ODataStore
 struct OfflineCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "offline",
-        abstract: "Create and inspect offline stores.",
+        abstract: "Create, inspect and synchronize offline stores.",
         discussion: """
             Example:
               odatastore offline init --service http://host/odata/ --store my.store --define Products
               odatastore get "Products?$top=3" --store my.store --mode offline
+              odatastore update "Products(7)" --data '{"Price":"9.90"}' --store my.store --mode offline
+              odatastore offline upload --store my.store
+              odatastore offline download --store my.store
             """,
-        subcommands: [Init.self, Status.self])
+        subcommands: [Init.self, Status.self, Upload.self, Download.self, Errors.self])
 
     /// `odatastore offline init --service URL --store FILE --define REQUEST ...`
     struct Init: ParsableCommand {
@@ -60,8 +63,7 @@ struct OfflineCommand: ParsableCommand {
             let store = try Blocking.open(options)
             defer { try? store.close() }
             if !quiet, isatty(2) != 0 { writeError("") }
-            let info = try attempt { () throws(ODataStoreError) in try store.offlineInfo() }
-            print(StatusJSON.render(info))
+            print(try StatusJSON.render(store))
         }
     }
 
@@ -69,7 +71,7 @@ struct OfflineCommand: ParsableCommand {
     struct Status: ParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "status",
-            abstract: "Print an offline store's defining requests, download state and size as JSON.",
+            abstract: "Print an offline store's defining requests, download state, size, pending changes and archived errors as JSON.",
             discussion: "Example: odatastore offline status --store flights.store")
 
         @OptionGroup var connection: ConnectionOptions
@@ -81,16 +83,24 @@ struct OfflineCommand: ParsableCommand {
         func run() throws {
             let store = try Blocking.open(try connection.storeOptions(kind: .offline))
             defer { try? store.close() }
-            let info = try attempt { () throws(ODataStoreError) in try store.offlineInfo() }
-            print(StatusJSON.render(info))
+            print(try StatusJSON.render(store))
         }
     }
 }
 
 /// An offline store's status as JSON.
 enum StatusJSON {
-    static func render(_ info: OfflineStoreInfo) -> String {
+    static func render(_ store: Store) throws -> String {
+        let (info, pending, failed) = try attempt { () throws(ODataStoreError) in
+            (try store.offlineInfo(), try store.pendingChangeCount(), try store.errorArchive().count)
+        }
+        return render(info, pending: pending, failed: Int64(failed))
+    }
+
+    static func render(_ info: OfflineStoreInfo, pending: Int64, failed: Int64) -> String {
         var o = JSONObject()
+        o["pendingChanges"] = .number(String(pending))
+        o["failedChanges"] = .number(String(failed))
         o["store"] = .string(info.path)
         o["sizeBytes"] = .number(String(info.sizeInBytes))
         o["lastDownload"] = info.lastDownload.map { .string($0) } ?? .null

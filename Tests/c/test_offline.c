@@ -148,9 +148,9 @@ static void check_reads(ods_store *store) {
     expect_failure(store, ODS_READ, "Products(999)", NULL, ODS_ENOTFOUND);
     expect_failure(store, ODS_READ, "OrderLines", NULL, ODS_ENOTINSCOPE);
     expect_failure(store, ODS_FUNCTION, "TotalStock", NULL, ODS_EUNSUPPORTED);
-    /* Writes are local (test_upload.c); outside the defining requests they are refused. */
-    expect_failure(store, ODS_CREATE, "OrderLines", "{\"OrderID\":1,\"LineNo\":99,\"ProductID\":1,\"Quantity\":1,\"UnitPrice\":\"1.00\"}",
-                   ODS_ENOTINSCOPE);
+    /* Local writes are refused as the service would refuse them (test_upload.c has the rest). */
+    expect_failure(store, ODS_CREATE, "Customers", "{\"CustomerID\":\"O'NEIL\",\"CompanyName\":\"x\"}", ODS_ECONFLICT);
+    expect_failure(store, ODS_CREATE, "OrderLines", "{\"OrderID\":1,\"LineNo\":1}", ODS_ENOTINSCOPE);
 }
 
 static void check_info(ods_store *store) {

@@ -15,14 +15,16 @@ final class OfflineEngine: RequestEngine {
     let options: StoreOptions
     let session: ServiceSession
     let database: OfflineDatabase
-    private let progress: (@Sendable (DownloadProgress) -> Void)?
-    private let state = Locked(State())
+    let progress: (@Sendable (DownloadProgress) -> Void)?
+    let state = Locked(State())
 
-    private struct State {
+    struct State {
         var definitions: [DefiningRequest] = []
         var scope = OfflineScope([])
         var download: Download?
         var upload: Upload?
+        /// A download asked for after opening (`download(_:)`) is running or starting.
+        var refreshing = false
         var cancelledDownload = false
         var closed = false
     }
@@ -210,7 +212,7 @@ final class OfflineEngine: RequestEngine {
         try state.withLock { (s) throws(ODataStoreError) in
             guard !s.closed else { throw ODataStoreError(.closed, "the store is closed") }
             guard s.upload == nil else { throw ODataStoreError(.invalidState, "an upload is already running") }
-            guard s.download == nil else { throw ODataStoreError(.invalidState, "the store is still downloading") }
+            guard s.download == nil, !s.refreshing else { throw ODataStoreError(.invalidState, "the store is downloading") }
             s.upload = upload
         }
         upload.start { [self] result in

@@ -233,6 +233,54 @@ public final class Store: Sendable {
         }
     }
 
+    /// Downloads fresh data for the defining requests at `paths` (all when nil) into an open
+    /// offline store (docs/offline.md, "Download"): the service's changes through a delta
+    /// link where it gave one, else a full download that replaces what each request brought
+    /// down (rows the service no longer sends are removed). Local changes not uploaded yet
+    /// stay on top. Reads and writes go on meanwhile. `progress` (nil: the options' download
+    /// progress) and `completion` come through the dispatch mode; `completion` exactly once,
+    /// also on cancel (`cancelDownload`) or close. Throws, calling neither, when a download or
+    /// an upload runs, or for other store kinds.
+    public func download(_ paths: [String]? = nil, progress: (@Sendable (Store, DownloadProgress) -> Void)? = nil,
+                         completion: @escaping @Sendable (Store, Result<Void, ODataStoreError>) -> Void) throws(ODataStoreError) {
+        guard let offline = engine as? OfflineEngine else {
+            throw ODataStoreError(.unsupported, "only offline stores download")
+        }
+        guard state == .open else { throw .state("the store is not open") }
+        let queue = callbacks
+        let owner = self.owner
+        var report: (@Sendable (DownloadProgress) -> Void)? = nil
+        if let progress {
+            report = { p in queue.enqueue { if let s = owner.withLock({ $0.store }) { progress(s, p) } } }
+        }
+        try offline.download(paths: paths, progress: report) { result in
+            let delivered = queue.enqueue { if let s = owner.withLock({ $0.store }) { completion(s, result) } }
+            if !delivered, let s = owner.withLock({ $0.store }) { completion(s, result) }
+        }
+    }
+
+    /// Adds a defining request to an open offline store (checked against `$metadata` like
+    /// those in the options); `download` brings its data. Adding one the store has is no error.
+    public func addDefiningRequest(_ path: String) throws(ODataStoreError) {
+        guard let offline = engine as? OfflineEngine else {
+            throw ODataStoreError(.unsupported, "only offline stores have defining requests")
+        }
+        guard state == .open else { throw .state("the store is not open") }
+        try offline.addDefiningRequest(path)
+    }
+
+    /// Removes a defining request from an open offline store: the entities only it brought
+    /// down leave the file (those with local changes stay until uploaded). `.notFound` when
+    /// the store has no such request, `.invalidArgument` for its last one, `.invalidState`
+    /// while a download runs.
+    public func removeDefiningRequest(_ path: String) throws(ODataStoreError) {
+        guard let offline = engine as? OfflineEngine else {
+            throw ODataStoreError(.unsupported, "only offline stores have defining requests")
+        }
+        guard state == .open else { throw .state("the store is not open") }
+        try offline.removeDefiningRequest(path)
+    }
+
     /// Stops the upload in progress (its completion reports `.cancelled`); `.invalidState`
     /// when none runs.
     public func cancelUpload() throws(ODataStoreError) {

@@ -160,4 +160,143 @@ struct UploadTests {
         #expect(four["@odatastore.pending"] == nil)
         if case .failure(let e) = try await Self.revert(store, archive[1].id) { #expect(e.code == .notFound) } else { Issue.record("a second revert of the same entry succeeded") }
     }
+
+    /// The service applied a change but its answer was lost (the connection reset after the
+    /// service acted): the next upload sends it again, the service refuses the repeat (412:
+    /// the ETag moved; 409: the key exists), and reading the entity back shows the change is
+    /// there, so it counts as done: nothing doubled, nothing archived.
+    @Test func changesWhoseAnswerWasLostAreConfirmedByReadingBack() async throws {
+        let server = try TestServer.start(.v4)
+        defer { server.stop() }
+        let proxy = try TestServer.faultProxy(upstream: server.serviceRoot)
+        defer { proxy.stop() }
+        var options = StoreOptions(serviceRoot: proxy.serviceRoot)
+        options.kind = .offline
+        options.storePath = OfflineStoreTests.temporaryPath("lost.store")
+        options.definingRequests = ["Products", "Customers"]
+        options.limits.maxRetries = 0
+        let (store, state, error) = try await OfflineStoreTests.opened(options)
+        #expect(state == .open, "\(String(describing: error))")
+        defer { try? store.close() }
+
+        _ = try await LocalWriteTests.run(store, .update, "Products(12)", body: #"{"Price":"12.50","Name":"Twelve"}"#).get()
+        _ = try await LocalWriteTests.run(store, .create, "Customers", body: #"{"CustomerID":"LOST1","CompanyName":"Lost answer"}"#).get()
+        // Upload 1: the update's answer is lost (the upload stops). Upload 2: the update is
+        // refused (412), read back, confirmed; the create's answer is lost. Upload 3: the
+        // create is refused (409), read back, confirmed.
+        try proxy.setFault("reset_after", count: 1, match: "Products(12)")
+        let (first, _) = try await Self.upload(store)
+        #expect(throws: ODataStoreError.self) { try first.get() }
+        try proxy.setFault("reset_after", count: 1, match: "Customers")
+        let (second, reports) = try await Self.upload(store)
+        #expect(throws: ODataStoreError.self) { try second.get() }
+        #expect(reports.last == UploadProgress(sent: 1, total: 2, failed: 0))
+        let (result, _) = try await Self.upload(store)
+        let archived = try store.errorArchive()
+        #expect(try result.get() == UploadResult(confirmed: 1, failed: 0, remaining: 0), "\(archived)")
+        #expect(try store.pendingChangeCount() == 0)
+        #expect(try store.errorArchive().isEmpty)
+        let online = try Store(options: StoreOptions(serviceRoot: server.serviceRoot))
+        defer { try? online.close() }
+        let twelve = try JSONValue.parse(try await LocalWriteTests.run(online, .read, "Products(12)").get().json)
+        #expect(twelve["Name"] == .string("Twelve"))
+        let lost = try JSONValue.parse(try await LocalWriteTests.run(online, .read, "Customers?$filter=CustomerID eq 'LOST1'").get().json)
+        #expect(lost["value"]?.arrayValue?.count == 1)
+        // The local row carries the service's current ETag: a further change goes through.
+        _ = try await LocalWriteTests.run(store, .update, "Products(12)", body: #"{"Stock":"3"}"#).get()
+        let (after, _) = try await Self.upload(store)
+        #expect(try after.get() == UploadResult(confirmed: 1, failed: 0, remaining: 0))
+    }
+
+    /// A create of an entity the service keys whose answer was lost is not sent again (a
+    /// service that ignores Repeatability-Request-ID would make a second one): it goes to the
+    /// archive as uncertain, with the request, and the app decides.
+    @Test func aServerKeyedCreateWhoseAnswerWasLostIsArchivedAsUncertain() async throws {
+        let server = try TestServer.start(.v4)
+        defer { server.stop() }
+        let proxy = try TestServer.faultProxy(upstream: server.serviceRoot)
+        defer { proxy.stop() }
+        var options = StoreOptions(serviceRoot: proxy.serviceRoot)
+        options.kind = .offline
+        options.storePath = OfflineStoreTests.temporaryPath("uncertain.store")
+        options.definingRequests = ["Categories"]
+        options.limits.maxRetries = 0
+        let (store, state, error) = try await OfflineStoreTests.opened(options)
+        #expect(state == .open, "\(String(describing: error))")
+        defer { try? store.close() }
+        let created = try JSONValue.parse(try await LocalWriteTests.run(store, .create, "Categories", body: #"{"Name":"Uncertain"}"#).get().json)
+        let local = try #require(created["ID"]?.int64Value)
+        try proxy.setFault("reset_after", count: 1, match: "Categories")
+        let (first, _) = try await Self.upload(store)
+        #expect(throws: ODataStoreError.self) { try first.get() }
+        let (second, _) = try await Self.upload(store)
+        #expect(try second.get() == UploadResult(confirmed: 0, failed: 1, remaining: 0))
+        let archive = try store.errorArchive()
+        #expect(archive.count == 1)
+        #expect(archive.first?.httpStatus == 0 && archive.first?.method == "POST")
+        #expect(archive.first?.body?.contains("Uncertain") == true)
+        #expect(archive.first?.message.contains("answer never arrived") == true)
+        // The service made it once; the app reverts the local copy and downloads instead.
+        let online = try Store(options: StoreOptions(serviceRoot: server.serviceRoot))
+        defer { try? online.close() }
+        let there = try JSONValue.parse(try await LocalWriteTests.run(online, .read, "Categories?$filter=Name eq 'Uncertain'").get().json)
+        #expect(there["value"]?.arrayValue?.count == 1)
+        try await Self.revert(store, try #require(archive.first?.id)).get()
+        #expect(try await LocalWriteTests.run(store, .read, "Categories(\(local))").failureCode == .notFound)
+        #expect(try store.pendingChangeCount() == 0)
+        let (_, _) = try await DownloadRefreshTests.download(store)
+        let local2 = try JSONValue.parse(try await LocalWriteTests.run(store, .read, "Categories?$filter=Name eq 'Uncertain'").get().json)
+        #expect(local2["value"]?.arrayValue?.count == 1)
+    }
+
+    /// Deep inserts and bindings offline: a category with its products, a product bound to an
+    /// existing category, a product with a new category; each entity a queued create, sent
+    /// in an order the service can follow, the keys it gives put in place.
+    @Test func deepInsertsAndBindingsAreUploaded() async throws {
+        let server = try TestServer.start(.v4)
+        defer { server.stop() }
+        var options = StoreOptions(serviceRoot: server.serviceRoot)
+        options.kind = .offline
+        options.storePath = OfflineStoreTests.temporaryPath("deep.store")
+        options.definingRequests = ["Categories", "Products"]
+        let (store, state, error) = try await OfflineStoreTests.opened(options)
+        #expect(state == .open, "\(String(describing: error))")
+        defer { try? store.close() }
+        func product(_ name: String) -> String { #""Name":"\#(name)","Price":"1.00","Stock":"1","Discontinued":false"# }
+
+        let deep = try JSONValue.parse(try await LocalWriteTests.run(store, .create, "Categories",
+            body: #"{"Name":"Deep","Products":[{\#(product("D1"))},{\#(product("D2"))}]}"#).get().json)
+        let deepID = try #require(deep["ID"]?.int64Value)
+        let local = try JSONValue.parse(try await LocalWriteTests.run(store, .read, "Categories(\(deepID))?$expand=Products").get().json)
+        #expect(local["Products"]?.arrayValue?.compactMap { $0["Name"]?.stringValue }.sorted() == ["D1", "D2"])
+        let bound = try JSONValue.parse(try await LocalWriteTests.run(store, .create, "Products",
+            body: #"{\#(product("Bound")),"Category@odata.bind":"Categories(3)"}"#).get().json)
+        #expect(bound["CategoryID"] == .number("3"))
+        let nested = try JSONValue.parse(try await LocalWriteTests.run(store, .create, "Products",
+            body: #"{\#(product("WithNewCategory")),"Category":{"Name":"Nested category"}}"#).get().json)
+        let nestedCategory = try #require(nested["CategoryID"]?.int64Value)
+        #expect(nestedCategory < 0)
+        #expect(try await LocalWriteTests.run(store, .read, "Categories(\(nestedCategory))").get().json.contains("Nested category"))
+        #expect(try store.pendingChangeCount() == 6)
+        // Refused as the service would, or as the store cannot apply.
+        #expect(try await LocalWriteTests.run(store, .create, "Products",
+            body: #"{\#(product("X")),"Category@odata.bind":"Products(1)"}"#).failureCode == .http)
+        #expect(try await LocalWriteTests.run(store, .create, "Categories",
+            body: #"{"Name":"X","Products":5}"#).failureCode == .http)
+        #expect(try store.pendingChangeCount() == 6)
+
+        let (result, _) = try await Self.upload(store)
+        #expect(try result.get() == UploadResult(confirmed: 6, failed: 0, remaining: 0))
+        let online = try Store(options: StoreOptions(serviceRoot: server.serviceRoot))
+        defer { try? online.close() }
+        func one(_ path: String) async throws -> JSONValue {
+            try #require(try JSONValue.parse(try await LocalWriteTests.run(online, .read, path).get().json)["value"]?.arrayValue?.first)
+        }
+        let deepOnline = try #require(try await one("Categories?$filter=Name eq 'Deep'")["ID"]?.int64Value)
+        let children = try JSONValue.parse(try await LocalWriteTests.run(online, .read, "Products?$filter=CategoryID eq \(deepOnline)").get().json)
+        #expect(children["value"]?.arrayValue?.compactMap { $0["Name"]?.stringValue }.sorted() == ["D1", "D2"])
+        #expect(try await one("Products?$filter=Name eq 'Bound'")["CategoryID"] == .number("3"))
+        let nestedOnline = try #require(try await one("Categories?$filter=Name eq 'Nested category'")["ID"]?.int64Value)
+        #expect(try await one("Products?$filter=Name eq 'WithNewCategory'")["CategoryID"] == .number(String(nestedOnline)))
+    }
 }

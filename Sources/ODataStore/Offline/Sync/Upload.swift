@@ -116,20 +116,29 @@ final class Upload: Sendable {
                 try file.connection.scalar("SELECT 1 FROM ods_local_keys WHERE tbl = ?1 AND rid = ?2 AND server_key IS NULL",
                                            [.integer(change.table), .integer(change.rid)]) != nil
             }
+            let request = try build(change, table: table, file: file, localKey: hasLocalKey)
             if change.operation == .create, hasLocalKey, change.firstSent != nil {
-                try archive(change, table: table, file: file, method: "POST", body: nil, status: 0, code: "uncertain",
+                try archive(change, table: table, file: file, method: request.method, body: request.body, status: 0, code: "uncertain",
                             message: "this create was sent before and its answer never arrived: the service may have created the entity already (it gives the key, so sending it again could create a second one). Check the service, then retry or revert this change.")
                 return next(ids, index + 1, finish)
             }
-            let request = try build(change, table: table, file: file, localKey: hasLocalKey)
             let sentAt = change.firstSent ?? HTTPDate.now()
             try sql { () throws(SQLiteError) in try queue.markSent(id: change.id, at: sentAt) }
             send(change, request, table: table, repeated: change.firstSent != nil, firstSent: sentAt) { [self] outcome in
                 let queued = store.queue.async { [self] in
                     do throws(ODataStoreError) {
-                        let go = try answered(change, request, table: table, outcome: outcome, repeated: change.firstSent != nil)
-                        guard go else { return finish(.failure(outcome.failureError ?? ODataStoreError(.error, "upload stopped"))) }
-                        next(ids, index + 1, finish)
+                        switch try answered(change, request, table: table, outcome: outcome, repeated: change.firstSent != nil) {
+                        case .proceed:
+                            next(ids, index + 1, finish)
+                        case .stop:
+                            finish(.failure(outcome.failureError ?? ODataStoreError(.error, "upload stopped")))
+                        case .verify(let path, let refusal):
+                            verify(change, request, table: table, path: path, refusal: refusal) { [self] go in
+                                if go { next(ids, index + 1, finish) } else {
+                                    finish(.failure(ODataStoreError(.error, "upload stopped")))
+                                }
+                            }
+                        }
                     } catch {
                         finish(.failure(error))
                     }
@@ -228,33 +237,51 @@ final class Upload: Sendable {
         if cancelled { task?.cancel() }
     }
 
-    /// Applies the service's answer to a change (database queue). Returns false when the
-    /// upload must stop here (the service unreachable, a 5xx, a cancel).
+    /// What follows the service's answer to a change.
+    enum Next: Sendable {
+        /// On to the next change.
+        case proceed
+        /// The upload stops here (the service unreachable, a 5xx, a cancel).
+        case stop
+        /// The refusal may mean an earlier attempt worked: read the entity at `path` back.
+        case verify(path: String, refusal: ODataStoreError)
+    }
+
+    /// Applies the service's answer to a change (database queue).
     private func answered(_ change: QueuedChange, _ out: Outgoing, table: EntityTable, outcome: Outcome,
-                          repeated: Bool) throws(ODataStoreError) -> Bool {
+                          repeated: Bool) throws(ODataStoreError) -> Next {
         let file = try store.requireFile()
         switch outcome {
         case .success(let response):
             try confirm(change, out, table: table, response: response, file: file)
-            return true
+            return .proceed
         case .failure(let f):
             let status = f.error.httpStatus
-            guard (400..<500).contains(status) else { return false }
-            // A repeat whose first attempt may have worked: read the entity back.
-            if repeated || status == 404 && change.operation == .delete {
-                if change.operation == .delete && status == 404 {
-                    try confirm(change, out, table: table, response: Response(status: 204), file: file)
-                    return true
-                }
+            guard (400..<500).contains(status) else { return .stop }
+            // An earlier attempt (a previous upload, or a retry of this one after a lost
+            // answer) may have been applied: a delete that finds nothing is done; an update
+            // refused for its ETag and a create with the app's key refused as existing are
+            // read back and count as done when the service has what was sent.
+            switch (change.operation, status) {
+            case (.delete, 404):
+                try confirm(change, out, table: table, response: Response(status: 204), file: file)
+                return .proceed
+            case (.merge, 412), (.replace, 412):
+                return .verify(path: out.path, refusal: f.error)
+            case (.create, 409) where !out.localKey:
+                let key = try sql { () throws(SQLiteError) in try LocalWrite.keyValues(of: change.rid, table: table, connection: file.connection) }
+                return .verify(path: KeyPredicate.path(table, key, version: session.odataVersion ?? .v4), refusal: f.error)
+            default:
+                break
             }
             try archive(change, table: table, file: file, method: out.method, body: out.body, status: status,
                         code: f.error.odataCode, message: f.error.message)
-            return true
+            return .proceed
         }
     }
 
     /// A change the service confirmed leaves the queue with what the service answered.
-    private func confirm(_ change: QueuedChange, _ out: Outgoing, table: EntityTable, response: Response, file: StoreFile) throws(ODataStoreError) {
+    func confirm(_ change: QueuedChange, _ out: Outgoing, table: EntityTable, response: Response, file: StoreFile) throws(ODataStoreError) {
         let c = file.connection
         try c.storeTransaction("cannot record the service's answer") {
                 let queue = ChangeQueue(connection: c)
@@ -315,7 +342,7 @@ final class Upload: Sendable {
     }
 
     /// Moves a refused change to the error archive; its row is marked `error`.
-    private func archive(_ change: QueuedChange, table: EntityTable, file: StoreFile, method: String, body: String?,
+    func archive(_ change: QueuedChange, table: EntityTable, file: StoreFile, method: String, body: String?,
                          status: Int, code: String?, message: String) throws(ODataStoreError) {
         let c = file.connection
         try c.storeTransaction("cannot move the change to the error archive") {
@@ -363,7 +390,7 @@ final class Upload: Sendable {
         progress(p)
     }
 
-    private func sql<T>(_ body: () throws(SQLiteError) -> T) throws(ODataStoreError) -> T {
+    func sql<T>(_ body: () throws(SQLiteError) -> T) throws(ODataStoreError) -> T {
         do { return try body() } catch { throw error.storeError("cannot update the store during the upload") }
     }
 }

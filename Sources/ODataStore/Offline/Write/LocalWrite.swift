@@ -63,10 +63,8 @@ struct LocalWrite {
         guard resolved.result == .collection, !resolved.isKeyed else {
             throw ODataStoreError(.http, "a create must address an entity set or a collection navigation, not \(path)", httpStatus: 405)
         }
-        let table = resolved.table
-        var values = try Self.properties(body, table: table, model: model)
-        // Through a navigation: the parent must exist; its key goes into the foreign key.
-        var parent: (table: EntityTable, rid: Int64, link: NavigationLink)? = nil
+        // Through a navigation: the parent must exist.
+        var parent: Parent? = nil
         if resolved.steps.count > 1 {
             let step = resolved.steps[resolved.steps.count - 2]
             guard let link = step.link, resolved.steps.count == 2, let key = step.key else {
@@ -75,14 +73,88 @@ struct LocalWrite {
             guard let row = try Self.row(step.table, key: key, connection: file.connection) else {
                 throw ODataStoreError(.notFound, "\(path): the parent entity is not in the offline store", httpStatus: 404)
             }
-            parent = (step.table, row.rid, link)
-            if case .columns(let pairs) = link.join {
-                let parentValues = try file.connection.rows(
-                    "SELECT " + pairs.map { $0.source.quoted }.joined(separator: ", ") + " FROM \(step.table.quoted) WHERE \(SQLName.quote(EntityTable.ridColumn)) = ?1",
-                    [.integer(row.rid)]).first ?? []
-                for (pair, v) in zip(pairs, parentValues) where values[pair.target.pathText] == nil {
-                    values[pair.target.pathText] = Self.json(v, column: pair.target)
+            parent = Parent(table: step.table, rid: row.rid, link: link)
+        }
+        let table = resolved.table
+        let (rid, keyValues) = try insert(body, table: table, path: path, parent: parent)
+        let json = try Self.entityJSON(table, rid: rid, file: file, serviceRoot: serviceRoot)
+        var headers: [(name: String, value: String)] = [(name: "Location", value: Self.entityURL(table, keyValues, root: serviceRoot))]
+        headers.append((name: "OData-Version", value: model.version == .v2 ? "2.0" : "4.0"))
+        headers.append((name: "Content-Type", value: "application/json;odata.metadata=minimal;IEEE754Compatible=true"))
+        var r = Response(status: 201, headers: headers, body: Array(json.utf8), json: json, entityCount: 1)
+        r.entityRanges = [0..<json.utf8.count]
+        r.isLocal = true
+        return r
+    }
+
+    /// The entity a create goes under (`Parent(key)/Navigation`, or a deep insert's parent).
+    struct Parent {
+        var table: EntityTable
+        var rid: Int64
+        var link: NavigationLink
+    }
+
+    /// Writes one created entity, its deep-inserted related entities and its bindings, each
+    /// a row and a queued create. Related entities whose foreign key the new entity holds
+    /// (a to-one with a referential constraint to the target's key) are created first and
+    /// the foreign key set; the others are created after it, through the navigation (queued
+    /// as creates through it, as a service would make them). Returns the row and its key.
+    private func insert(_ body: JSONObject, table: EntityTable, path: String, parent: Parent?) throws -> (Int64, [SQLValue]) {
+        var plain = JSONObject()
+        var related: [(link: NavigationLink, entities: [JSONObject])] = []
+        var values = JSONObject()
+        for m in body {
+            if let at = m.key.firstIndex(of: "@"), at != m.key.startIndex, m.key[at...] == "@odata.bind" {
+                let name = String(m.key[..<at])
+                try bind(name, m.value, table: table, into: &values)
+                continue
+            }
+            guard !m.key.hasPrefix("@"), table.column(m.key) == nil, let link = try? schema.link(from: table, navigation: m.key).get() else {
+                plain[m.key] = m.value
+                continue
+            }
+            // V2 links an existing entity as {"__metadata": {"uri": ...}} (a deferred link).
+            if case .object(let o) = m.value, o.count == 1, case .object(let meta)? = o["__metadata"], case .string(let uri)? = meta["uri"] {
+                try bind(m.key, .string(uri), table: table, into: &values)
+                continue
+            }
+            switch m.value {
+            case .object(let o): related.append((link, [o]))
+            case .array(let items):
+                var entities: [JSONObject] = []
+                for item in items {
+                    guard case .object(let o) = item else {
+                        throw ODataStoreError(.http, "\(m.key): a deep insert holds entities (JSON objects)", httpStatus: 400)
+                    }
+                    entities.append(o)
                 }
+                related.append((link, entities))
+            case .null: continue
+            default:
+                throw ODataStoreError(.http, "\(m.key) is a navigation property: give an entity, an array of entities, or \(m.key)@odata.bind", httpStatus: 400)
+            }
+        }
+        for (k, v) in try Self.properties(plain, table: table, model: model) { values[k] = v }
+        // Related entities the new one points at through its own foreign key: first.
+        var after: [(link: NavigationLink, entities: [JSONObject])] = []
+        for r in related {
+            guard let pairs = Self.foreignKeyHere(r.link) else { after.append(r); continue }
+            guard r.entities.count == 1 else {
+                throw ODataStoreError(.http, "\(r.link.name) is to one: a deep insert gives one entity", httpStatus: 400)
+            }
+            let (childRID, _) = try insert(r.entities[0], table: r.link.target, path: r.link.target.entitySet, parent: nil)
+            let targetValues = try file.connection.rows(
+                "SELECT " + pairs.map { $0.target.quoted }.joined(separator: ", ") + " FROM \(r.link.target.quoted) WHERE \(SQLName.quote(EntityTable.ridColumn)) = ?1",
+                [.integer(childRID)]).first ?? []
+            for (pair, v) in zip(pairs, targetValues) { values[pair.source.pathText] = Self.json(v, column: pair.source) }
+        }
+        // The parent's key goes into the foreign key.
+        if let parent, case .columns(let pairs) = parent.link.join {
+            let parentValues = try file.connection.rows(
+                "SELECT " + pairs.map { $0.source.quoted }.joined(separator: ", ") + " FROM \(parent.table.quoted) WHERE \(SQLName.quote(EntityTable.ridColumn)) = ?1",
+                [.integer(parent.rid)]).first ?? []
+            for (pair, v) in zip(pairs, parentValues) where values[pair.target.pathText] == nil {
+                values[pair.target.pathText] = Self.json(v, column: pair.target)
             }
         }
         // Keys: given, or made locally for the service to replace.
@@ -111,14 +183,49 @@ struct LocalWrite {
         _ = try queue.append(QueuedChange(id: 0, operation: .create, table: tableID, rid: rid, path: path,
                                           parentTable: parent.map { file.tableID($0.table) }, parentRID: parent?.rid,
                                           parentNavigation: parent?.link.name, repeatabilityID: RandomUUID.make()))
-        let json = try Self.entityJSON(table, rid: rid, file: file, serviceRoot: serviceRoot)
-        var headers: [(name: String, value: String)] = [(name: "Location", value: Self.entityURL(table, keyValues, root: serviceRoot))]
-        headers.append((name: "OData-Version", value: model.version == .v2 ? "2.0" : "4.0"))
-        headers.append((name: "Content-Type", value: "application/json;odata.metadata=minimal;IEEE754Compatible=true"))
-        var r = Response(status: 201, headers: headers, body: Array(json.utf8), json: json, entityCount: 1)
-        r.entityRanges = [0..<json.utf8.count]
-        r.isLocal = true
-        return r
+        // Related entities that point at the new one: through the navigation, after it.
+        for r in after {
+            if !r.link.isCollection && r.entities.count != 1 {
+                throw ODataStoreError(.http, "\(r.link.name) is to one: a deep insert gives one entity", httpStatus: 400)
+            }
+            for entity in r.entities {
+                _ = try insert(entity, table: r.link.target, path: KeyPredicate.path(table, keyValues) + "/" + r.link.name,
+                               parent: Parent(table: table, rid: rid, link: r.link))
+            }
+        }
+        return (rid, keyValues)
+    }
+
+    /// The column pairs of a to-one navigation whose foreign key is in its source table (the
+    /// referential constraint points at the target's key); nil otherwise.
+    static func foreignKeyHere(_ link: NavigationLink) -> [(source: Column, target: Column)]? {
+        guard !link.isCollection, case .columns(let pairs) = link.join, !pairs.isEmpty,
+              pairs.allSatisfy({ p in link.target.keyColumns.contains { $0.pathText == p.target.pathText } }) else { return nil }
+        return pairs
+    }
+
+    /// `Nav@odata.bind` (V2: a deferred link in `__metadata`) to an existing entity: sets the
+    /// foreign key of a to-one navigation with a referential constraint. Other bindings need
+    /// the service's link handling and are refused.
+    private func bind(_ name: String, _ value: JSONValue, table: EntityTable, into values: inout JSONObject) throws {
+        guard let link = try? schema.link(from: table, navigation: name).get() else {
+            throw ODataStoreError(.http, "\(table.entitySet) has no navigation property \(name)", httpStatus: 400)
+        }
+        guard let pairs = Self.foreignKeyHere(link) else {
+            throw ODataStoreError(.unsupported, "\(name)@odata.bind cannot be applied offline: \(name) has no referential constraint to the target's key (create the entity through the navigation instead)")
+        }
+        guard case .string(let reference) = value else {
+            throw ODataStoreError(.http, "\(name)@odata.bind takes one entity's URL", httpStatus: 400)
+        }
+        let request = try ResolvedPath.parse(DefiningRequest.relative(reference, serviceRoot: serviceRoot), model: model, serviceRoot: serviceRoot)
+        let resolved = try ResolvedPath.resolve(request, schema: schema)
+        guard resolved.table === link.target, resolved.result == .entity, resolved.steps.count == 1, let key = resolved.steps[0].key else {
+            throw ODataStoreError(.http, "\(name)@odata.bind: \(reference) is not an entity of \(link.target.entitySet)", httpStatus: 400)
+        }
+        for pair in pairs {
+            guard let k = link.target.keyColumns.firstIndex(where: { $0.pathText == pair.target.pathText }) else { continue }
+            values[pair.source.pathText] = Self.json(key[k], column: pair.source)
+        }
     }
 
     // MARK: - Update
