@@ -479,8 +479,9 @@ ODS_EXTERN int ods_store_fd(const ods_store *store);
  * Queue mode: delivers waiting callbacks on the calling thread. Waits up to `timeout_ms`
  * for the first one (0 = do not wait, -1 = wait indefinitely), then delivers everything
  * queued at that moment. Returns the number of EVENTS delivered (>= 0): each store state
- * change is one event, each request's `started` is one, and each request's end (its
- * `response`, terminal and completion callbacks together) is one. Returns a negative status:
+ * change is one event, each request's `started` is one, each request's end (its
+ * `response`, terminal and completion callbacks together) is one, and so is each download or
+ * upload progress report and each completion of an upload or revert. Returns a negative status:
  * ODS_ESTATE in thread mode or from a callback of this store, ODS_ECLOSED after close,
  * ODS_EINVAL for NULL.
  */
@@ -527,8 +528,9 @@ ODS_EXTERN int ods_store_cancel(ods_store *store, uint64_t request_id);
  * needs no network unless a download is incomplete (it resumes where it stopped).
  * READs are then answered from the file, through the same request API, in the same JSON
  * shape; a collection no defining request brought down fails with ODS_ENOTINSCOPE, an
- * entity that is not there with ODS_ENOTFOUND (HTTP status 404), function imports and
- * writes with ODS_EUNSUPPORTED.
+ * entity that is not there with ODS_ENOTFOUND (HTTP status 404), function imports with
+ * ODS_EUNSUPPORTED. Writes change the file and queue the change for upload (see "Local
+ * changes, upload, error archive" below).
  * ------------------------------------------------------------------------------------- */
 
 /**
@@ -579,6 +581,239 @@ typedef struct ods_defining_request_info {
  * out of range; otherwise as ods_store_offline_info.
  */
 ODS_EXTERN int ods_store_defining_request(ods_defining_request_info *out, ods_store *store, size_t index);
+
+/* ---------------------------------------------------------------------------------------
+ * Offline stores: local changes, upload, error archive (docs/offline.md, "Local changes")
+ *
+ * LOCAL CHANGES. ODS_CREATE, ODS_UPDATE* and ODS_DELETE requests on an open offline store
+ * change the store file and append to its upload queue in one transaction, and answer at
+ * once, from the file, as the service would (201 with the entity, 204); they fail as the
+ * service would: ODS_EHTTP with http_status 400 (an unknown property, a value that does not
+ * fit), ODS_ENOTFOUND (404), ODS_ECONFLICT (409: the key exists; 412: a stale If-Match),
+ * ODS_ENOTINSCOPE outside the defining requests. An entity created without its key (one the
+ * service assigns) gets a LOCAL KEY (negative integers, "local-N" strings, random GUIDs)
+ * that later requests may use; the upload replaces it with the service's key everywhere in
+ * the file (ods_store_key_mappings lists both). Local reads show an entity with changes not
+ * uploaded yet with the annotation "@odatastore.pending": true, and one with a change the
+ * service refused also with "@odatastore.error": true (ods_entity_pending_state).
+ *
+ * UPLOAD. ods_store_upload sends the queue in order. A change the service confirms leaves the
+ * queue (a created entity takes the service's key and values, an ETag the new one); a change
+ * it refuses (a 4xx answer) moves to the ERROR ARCHIVE, and later changes of the same entity
+ * wait in the queue until the app retries (ods_store_error_retry) or reverts
+ * (ods_store_error_revert) the archived one; the other changes go on. The service
+ * unreachable, a 5xx or a cancel stops the upload: nothing queued is lost, and the next
+ * upload resumes with the same change. The archive can also be read as the collection
+ * "ErrorArchive" / "ErrorArchive(<id>)" through the ordinary request API.
+ *
+ * Every function of this section that takes a store returns ODS_EUNSUPPORTED for stores of
+ * another kind and ODS_EINVAL for a NULL, closed or never-opened store handle.
+ * ------------------------------------------------------------------------------------- */
+
+/** How far an upload is: reported after every change the service answered. Filled by the
+ *  library; fields are only appended. */
+typedef struct ods_upload_progress {
+    unsigned int version;  /**< ODS_UPLOAD_PROGRESS_VERSION of the library that filled it. */
+    int64_t sent;          /**< Changes answered so far in this upload (confirmed or refused). */
+    int64_t total;         /**< Changes this upload set out to send (the queue when it started). */
+    int64_t failed;        /**< Of `sent`, those the service refused (now in the error archive). */
+} ods_upload_progress;
+
+#define ODS_UPLOAD_PROGRESS_VERSION 1
+
+/** What an upload did. Filled by the library; fields are only appended. */
+typedef struct ods_upload_result {
+    unsigned int version;  /**< ODS_UPLOAD_RESULT_VERSION of the library that filled it. */
+    int64_t confirmed;     /**< Changes the service confirmed (they left the queue). */
+    int64_t failed;        /**< Changes the service refused (moved to the error archive). */
+    int64_t remaining;     /**< Changes still queued when it ended: behind a refused change of the
+                                same entity, or made during the upload. -1 when the upload
+                                failed (ods_store_pending_count tells then). */
+} ods_upload_result;
+
+#define ODS_UPLOAD_RESULT_VERSION 1
+
+/** Upload progress. `progress` is BORROWED for the duration of the call. */
+typedef void (*ods_upload_progress_cb)(ods_store *store, const ods_upload_progress *progress, void *context);
+
+/**
+ * The end of an upload: called exactly once per successful ods_store_upload, last.
+ * `status` is ODS_OK when the upload went through the whole queue (refused changes are
+ * counted in result->failed, not errors of the upload), else the code of what stopped it
+ * (also in error->code): ODS_ECANCELLED (ods_store_cancel_upload, ods_store_close),
+ * ODS_EOFFLINE, ODS_ESERVER, ODS_ETIMEOUT, ODS_EUNAUTHORIZED, ODS_EIO, ... `result` is never
+ * NULL: on failure it counts what was confirmed and refused before the upload stopped.
+ * `error` is NULL on success. Both BORROWED for the duration of the call.
+ */
+typedef void (*ods_upload_cb)(ods_store *store, int status, const ods_upload_result *result,
+                              const ods_error *error, void *context);
+
+/**
+ * Starts sending an offline store's upload queue (see UPLOAD above) in the background.
+ * `progress` (may be NULL) is called after every change the service answered; `completion`
+ * (may be NULL) once at the end; both with `context` (not retained: it must outlive the
+ * completion), through the store's dispatch mode, like request callbacks: on the store's
+ * callback thread, or in queue mode on a thread that dispatches (ods_store_dispatch, also
+ * ods_request_wait and ods_store_execute; each report and the completion are one event
+ * each), never under an internal lock. The completion also comes when the upload is
+ * cancelled or the store is closed: ods_store_close delivers it before it returns.
+ * An upload of an empty queue completes at once with all counts 0.
+ * Returns ODS_OK; ODS_ESTATE when the store is not open (still opening or downloading,
+ * failed) or an upload already runs; ODS_EUNSUPPORTED, ODS_EINVAL (see above). On failure
+ * neither callback is called. Any thread, also from a callback.
+ */
+ODS_EXTERN int ods_store_upload(ods_store *store, ods_upload_progress_cb progress,
+                                ods_upload_cb completion, void *context);
+
+/**
+ * Stops the upload in progress: its completion comes with ODS_ECANCELLED. A change already
+ * sent is recorded as sent (the next upload repeats it with the same Repeatability-Request-ID,
+ * docs/offline.md); nothing queued is lost. Returns ODS_OK; ODS_ESTATE when no upload runs;
+ * ODS_EUNSUPPORTED, ODS_EINVAL. Any thread, also from a callback.
+ */
+ODS_EXTERN int ods_store_cancel_upload(ods_store *store);
+
+/**
+ * *out = the number of local changes waiting in the upload queue (changes of one entity made
+ * before an upload are combined where equivalent, so this can be less than the requests
+ * made; archived changes are not counted). Returns ODS_OK; ODS_ESTATE while the store file is
+ * not open yet; ODS_EUNSUPPORTED, ODS_EINVAL. Any thread, also from a callback (it waits for
+ * the store's database thread).
+ */
+ODS_EXTERN int ods_store_pending_count(int64_t *out, ods_store *store);
+
+/** Whether an entity has local changes (ods_entity_pending_state). */
+typedef enum ods_entity_state {
+    ODS_ENTITY_CLEAN = 0,    /**< As the service has it (and every entity an online store returns). */
+    ODS_ENTITY_PENDING = 1,  /**< Local changes wait for upload ("@odatastore.pending": true). */
+    ODS_ENTITY_ERROR = 2     /**< The service refused a change of it: it is in the error archive
+                                  ("@odatastore.error": true). */
+} ods_entity_state;
+
+/**
+ * The ods_entity_state of an entity of a response, read from its annotations: ODS_ENTITY_ERROR
+ * when "@odatastore.error" is true, else ODS_ENTITY_PENDING when "@odatastore.pending" is
+ * true, else ODS_ENTITY_CLEAN. Expanded entities carry their own annotations (ods_entity_get_value
+ * + ods_value_entity reach them). Returns ODS_EINVAL for NULL. Any thread while the response is
+ * alive.
+ */
+ODS_EXTERN int ods_entity_pending_state(const ods_entity *entity);
+
+/**
+ * One entry of the error archive: a local change the service refused, with the request that
+ * was sent and the service's answer. Filled by the library; read-only; fields are only
+ * appended. Strings are BORROWED from the ods_error_archive it came from (valid until
+ * ods_error_archive_free).
+ */
+typedef struct ods_archived_error {
+    unsigned int version;     /**< ODS_ARCHIVED_ERROR_VERSION of the library that filled it. */
+    int64_t id;               /**< Unique in the store: the id for retry and revert, and of "ErrorArchive(<id>)". */
+    const char *created;      /**< When the service refused it: ISO 8601 UTC ("2026-11-24T01:56:35Z"). */
+    const char *method;       /**< The HTTP method sent: "POST", "PATCH", "MERGE", "PUT", "DELETE". */
+    const char *path;         /**< The request path sent, relative to the service root. */
+    const char *body;         /**< The JSON body sent, or NULL (DELETE). */
+    int http_status;          /**< The service's HTTP status; 0 for a create whose answer was lost
+                                   and that was not sent again (odata_code "uncertain"). */
+    const char *odata_code;   /**< The OData error code of the service's answer, or NULL. */
+    const char *message;      /**< The service's error message (or the library's), never NULL. */
+    const char *entity_set;   /**< The entity set of the entity the change was about. */
+} ods_archived_error;
+
+#define ODS_ARCHIVED_ERROR_VERSION 1
+
+/** A snapshot of an offline store's error archive (ods_store_error_archive). */
+typedef struct ods_error_archive ods_error_archive;
+
+/**
+ * Reads the error archive as it is now, oldest first, into a snapshot: later changes to the
+ * archive (an upload, a retry, a revert) do not change it. *out is OWNED: release it with
+ * ods_error_archive_free; it stays valid after the store is closed. Returns ODS_OK (also for
+ * an empty archive); ODS_ESTATE while the store file is not open yet; ODS_EUNSUPPORTED,
+ * ODS_EINVAL. Any thread, also from a callback (it waits for the store's database thread).
+ */
+ODS_EXTERN int ods_store_error_archive(ods_error_archive **out, ods_store *store);
+
+/** The number of entries in the snapshot (0 for NULL). */
+ODS_EXTERN size_t ods_error_archive_count(const ods_error_archive *archive);
+
+/** Entry `index` (0 .. count - 1, oldest first), BORROWED until ods_error_archive_free, or
+ *  NULL when out of range or `archive` is NULL. */
+ODS_EXTERN const ods_archived_error *ods_error_archive_at(const ods_error_archive *archive, size_t index);
+
+/** Releases a snapshot and every string of its entries. NULL is a no-op. Any thread, once. */
+ODS_EXTERN void ods_error_archive_free(ods_error_archive *archive);
+
+/**
+ * Queues the refused change `id` again: it leaves the archive and is appended to the upload
+ * queue, to go with the next upload.
+ * `body_json` (may be NULL) is the app's correction, a JSON object of properties merged into
+ * the local entity first and sent with the change (not for a refused DELETE: ODS_EINVAL);
+ * `etag` (may be NULL) replaces the If-Match the change carries ("*": whatever the service's
+ * version; NULL keeps the one it had). Both are copied. Returns ODS_OK; ODS_ENOTFOUND when
+ * the archive has no entry `id` (or its entity is no longer in the store); ODS_EINVAL
+ * (body_json not a JSON object, a property the entity set does not have, an etag with CR or
+ * LF); ODS_ESTATE when the store is not open; ODS_EUNSUPPORTED. Synchronous: the change is
+ * in the queue when it returns. Any thread, also from a callback.
+ */
+ODS_EXTERN int ods_store_error_retry(ods_store *store, int64_t id, const char *body_json, const char *etag);
+
+/**
+ * The end of ods_store_error_revert: `status` ODS_OK, or the code of the failure (also in
+ * error->code; `error` NULL on success, BORROWED for the call). `id` is the entry's id.
+ */
+typedef void (*ods_revert_cb)(ods_store *store, int64_t id, int status, const ods_error *error, void *context);
+
+/**
+ * Gives up the refused change `id` and every change of its entity still queued: the entry
+ * leaves the archive and the entity goes back to the service's version, read from the
+ * service (an entity created offline is removed; one the service no longer has is removed).
+ * Runs in the background; `completion` (may be NULL) is called once with `context` (not
+ * retained) through the store's dispatch mode, also when the store is closed meanwhile
+ * (ods_store_close delivers it before it returns). It fails with the read's error when the
+ * service cannot be reached (ODS_EOFFLINE...; nothing changed) or with ODS_ENOTFOUND when the
+ * entry was resolved meanwhile by another call.
+ * Returns ODS_OK; ODS_ENOTFOUND when the archive has no entry `id` now; ODS_ESTATE when the
+ * store is not open; ODS_EUNSUPPORTED, ODS_EINVAL. On failure `completion` is never called.
+ * Any thread, also from a callback (it waits for the store's database thread to look `id` up).
+ */
+ODS_EXTERN int ods_store_error_revert(ods_store *store, int64_t id, ods_revert_cb completion, void *context);
+
+/**
+ * A local key and the service's key that replaced it, as resource paths relative to the
+ * service root, with keys spelled for the service's OData version ("Categories(-1)" and
+ * "Categories(11)"). Filled by the library; read-only; fields are only appended. Strings are
+ * BORROWED from the ods_key_mapping_list they came from (valid until ods_key_mapping_list_free).
+ */
+typedef struct ods_key_mapping {
+    unsigned int version;     /**< ODS_KEY_MAPPING_VERSION of the library that filled it. */
+    const char *entity_set;   /**< The entity set of the entity. */
+    const char *local_path;   /**< The path under the local key (what local requests used before the upload). */
+    const char *server_path;  /**< The path under the service's key; NULL while the create waits for upload. */
+} ods_key_mapping;
+
+#define ODS_KEY_MAPPING_VERSION 1
+
+/** A snapshot of an offline store's key mappings (ods_store_key_mappings). */
+typedef struct ods_key_mapping_list ods_key_mapping_list;
+
+/**
+ * Reads every local key the store made (for entities created offline whose key the service
+ * assigns), with the service's key once uploaded, in the order they were made, into a
+ * snapshot. *out is OWNED: release it with ods_key_mapping_list_free; it stays valid after
+ * the store is closed. Returns ODS_OK (also when there are none); ODS_ESTATE while the store
+ * file is not open yet; ODS_EUNSUPPORTED, ODS_EINVAL. Any thread, also from a callback.
+ */
+ODS_EXTERN int ods_store_key_mappings(ods_key_mapping_list **out, ods_store *store);
+
+/** The number of mappings in the snapshot (0 for NULL). */
+ODS_EXTERN size_t ods_key_mapping_list_count(const ods_key_mapping_list *list);
+
+/** Mapping `index` (0 .. count - 1), BORROWED until ods_key_mapping_list_free, or NULL when out
+ *  of range or `list` is NULL. */
+ODS_EXTERN const ods_key_mapping *ods_key_mapping_list_at(const ods_key_mapping_list *list, size_t index);
+
+/** Releases a snapshot and its strings. NULL is a no-op. Any thread, once. */
+ODS_EXTERN void ods_key_mapping_list_free(ods_key_mapping_list *list);
 
 /* ---------------------------------------------------------------------------------------
  * Requests

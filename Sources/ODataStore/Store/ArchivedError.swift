@@ -1,5 +1,5 @@
 /// A local change the service refused, as the error archive keeps it (`Store.errorArchive()`,
-/// the `ErrorArchive` collection of an offline store, `ods_store_error_at`).
+/// the `ErrorArchive` collection of an offline store, `ods_store_error_archive`).
 public struct ArchivedError: Sendable, Equatable {
     /// Unique in the store; the handle to retry or revert it.
     public var id: Int64

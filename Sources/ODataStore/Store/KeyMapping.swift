@@ -1,6 +1,6 @@
 /// A key the store made for an entity created offline whose key the service assigns, and the
 /// key the service gave it once the create was uploaded (`Store.keyMappings()`,
-/// `ods_store_key_mapping_at`). Both are resource paths relative to the service root, such as
+/// `ods_store_key_mappings`). Both are resource paths relative to the service root, such as
 /// `Categories(-1)` and `Categories(11)`.
 public struct KeyMapping: Sendable, Equatable {
     /// The entity set of the entity.

@@ -55,7 +55,7 @@ final class Upload: Sendable {
     func start(_ completion: @escaping @Sendable (Result<UploadResult, ODataStoreError>) -> Void) {
         let finish: @Sendable (Result<Void, ODataStoreError>) -> Void = { [self] outcome in
             let (first, result) = state.withLock { s -> (Bool, UploadResult) in
-                defer { s.finished = true }
+                defer { s.finished = true; s.task = nil }  // the last task holds a closure that holds self
                 return (!s.finished, UploadResult(confirmed: s.confirmed, failed: s.failed, remaining: 0))
             }
             guard first else { return }
@@ -200,7 +200,7 @@ final class Upload: Sendable {
         }
     }
 
-    enum Outcome: Sendable {
+    indirect enum Outcome: Sendable {
         case success(Response)
         case failure(RequestFailure)
 
@@ -231,7 +231,9 @@ final class Upload: Sendable {
             }
         }
         let cancelled: Bool = state.withLock { s in
-            s.task = task
+            // The task may have completed already (a closed transport answers at once) and the
+            // upload finished: keeping it then would hold the Upload through its completion.
+            if !s.finished { s.task = task }
             return s.cancelled
         }
         if cancelled { task?.cancel() }

@@ -11,6 +11,9 @@
 >>> with odatastore.Store("http://127.0.0.1:8080/service/", store_path="app.store",
 ...                       defining_requests=["Customers", "Orders?$expand=Items"]) as store:
 ...     rows = store.read("Customers('ALFKI')/Orders")                     # from the file
+...     store.update("Customers('ALFKI')", {"City": "Bern"})               # local, queued
+...     result = store.upload()                                            # UploadResult
+...     for e in store.error_archive(): store.revert_error(e)              # refused changes
 
 Pure ctypes over the C API (include/odatastore.h). The library is found through
 $ODATASTORE_LIBRARY, then a copy bundled in this package, then the system's search path.
@@ -30,10 +33,13 @@ from ._errors import (
     OutOfMemoryError, PreconditionRequiredError, ProtocolError, RequestTimeoutError, ServerError, StateError,
     TLSError, UnauthorizedError, UnsupportedError, library, strerror,
 )
-from ._offline import DefiningRequestInfo, DownloadProgress, OfflineInfo, ProgressCallback
+from ._offline import (
+    ArchivedError, DefiningRequestInfo, DownloadProgress, KeyMapping, OfflineInfo, ProgressCallback, UploadProgress,
+    UploadProgressCallback, UploadResult,
+)
 from ._store import (
-    CompletionCallback, Entity, EntityList, Mode, Request, RequestDelegate, RequestFuture, RequestState,
-    Response, StateCallback, Store, StoreState,
+    CompletionCallback, Entity, EntityList, EntityState, Mode, OperationFuture, Request, RequestDelegate,
+    RequestFuture, RequestState, Response, StateCallback, Store, StoreState,
 )
 
 __version__ = "0.2.0"
@@ -42,6 +48,8 @@ __all__ = [
     "Store", "Request", "RequestFuture", "Response", "Entity", "EntityList", "RequestDelegate",
     "StateCallback", "CompletionCallback", "Mode", "StoreState", "RequestState",
     "DownloadProgress", "OfflineInfo", "DefiningRequestInfo", "ProgressCallback",
+    "EntityState", "UploadProgress", "UploadResult", "UploadProgressCallback", "ArchivedError", "KeyMapping",
+    "OperationFuture",
     "Error", "InvalidArgumentError", "OutOfMemoryError", "StateError", "NotFoundError", "ConflictError",
     "PreconditionRequiredError", "UnauthorizedError", "ForbiddenError", "HTTPError", "ServerError",
     "RequestTimeoutError", "CancelledError", "OfflineError", "TLSError", "IOFailureError", "ProtocolError",

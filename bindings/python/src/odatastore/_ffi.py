@@ -138,7 +138,64 @@ class DefiningRequestInfoStruct(ctypes.Structure):
     ]
 
 
+class UploadProgressStruct(ctypes.Structure):
+    """``ods_upload_progress``: read-only, BORROWED for the callback, fields only appended."""
+
+    _fields_ = [
+        ("version", ctypes.c_uint),
+        ("sent", c_int64),
+        ("total", c_int64),
+        ("failed", c_int64),
+    ]
+
+
+class UploadResultStruct(ctypes.Structure):
+    """``ods_upload_result``: read-only, BORROWED for the completion, fields only appended."""
+
+    _fields_ = [
+        ("version", ctypes.c_uint),
+        ("confirmed", c_int64),
+        ("failed", c_int64),
+        ("remaining", c_int64),
+    ]
+
+
+class ArchivedErrorStruct(ctypes.Structure):
+    """``ods_archived_error``: read-only; strings BORROWED until ods_error_archive_free."""
+
+    _fields_ = [
+        ("version", ctypes.c_uint),
+        ("id", c_int64),
+        ("created", c_char_p),
+        ("method", c_char_p),
+        ("path", c_char_p),
+        ("body", c_char_p),
+        ("http_status", c_int),
+        ("odata_code", c_char_p),
+        ("message", c_char_p),
+        ("entity_set", c_char_p),
+    ]
+
+
+class KeyMappingStruct(ctypes.Structure):
+    """``ods_key_mapping``: read-only; strings BORROWED until ods_key_mapping_list_free."""
+
+    _fields_ = [
+        ("version", ctypes.c_uint),
+        ("entity_set", c_char_p),
+        ("local_path", c_char_p),
+        ("server_path", c_char_p),
+    ]
+
+
 ErrorPtr = ctypes.POINTER(ErrorStruct)
+
+# void (*)(ods_store *, const ods_upload_progress *, void *context)
+UPLOAD_PROGRESS_CB = ctypes.CFUNCTYPE(None, c_void_p, ctypes.POINTER(UploadProgressStruct), c_void_p)
+# void (*)(ods_store *, int status, const ods_upload_result *, const ods_error *, void *context)
+UPLOAD_CB = ctypes.CFUNCTYPE(None, c_void_p, c_int, ctypes.POINTER(UploadResultStruct), ErrorPtr, c_void_p)
+# void (*)(ods_store *, int64_t id, int status, const ods_error *, void *context)
+REVERT_CB = ctypes.CFUNCTYPE(None, c_void_p, c_int64, c_int, ErrorPtr, c_void_p)
 
 # Callback types. Handles are passed as c_void_p (ints or None in Python).
 STATE_CB = ctypes.CFUNCTYPE(None, c_void_p, c_int, ErrorPtr, c_void_p)
@@ -182,6 +239,20 @@ _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "ods_store_cancel_download": (c_int, [c_void_p]),
     "ods_store_offline_info": (c_int, [ctypes.POINTER(OfflineInfoStruct), c_void_p]),
     "ods_store_defining_request": (c_int, [ctypes.POINTER(DefiningRequestInfoStruct), c_void_p, c_size_t]),
+    "ods_store_upload": (c_int, [c_void_p, UPLOAD_PROGRESS_CB, UPLOAD_CB, c_void_p]),
+    "ods_store_cancel_upload": (c_int, [c_void_p]),
+    "ods_store_pending_count": (c_int, [ctypes.POINTER(c_int64), c_void_p]),
+    "ods_entity_pending_state": (c_int, [c_void_p]),
+    "ods_store_error_archive": (c_int, [ctypes.POINTER(c_void_p), c_void_p]),
+    "ods_error_archive_count": (c_size_t, [c_void_p]),
+    "ods_error_archive_at": (ctypes.POINTER(ArchivedErrorStruct), [c_void_p, c_size_t]),
+    "ods_error_archive_free": (None, [c_void_p]),
+    "ods_store_error_retry": (c_int, [c_void_p, c_int64, c_char_p, c_char_p]),
+    "ods_store_error_revert": (c_int, [c_void_p, c_int64, REVERT_CB, c_void_p]),
+    "ods_store_key_mappings": (c_int, [ctypes.POINTER(c_void_p), c_void_p]),
+    "ods_key_mapping_list_count": (c_size_t, [c_void_p]),
+    "ods_key_mapping_list_at": (ctypes.POINTER(KeyMappingStruct), [c_void_p, c_size_t]),
+    "ods_key_mapping_list_free": (None, [c_void_p]),
     "ods_request_new": (c_int, [ctypes.POINTER(c_void_p), c_void_p, c_int, c_char_p, c_char_p]),
     "ods_request_free": (None, [c_void_p]),
     "ods_request_set_delegate": (c_int, [c_void_p, ctypes.POINTER(RequestDelegateStruct)]),

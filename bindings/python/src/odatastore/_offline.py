@@ -127,3 +127,113 @@ class ProgressCallback(Protocol):
     so the parameters may have any names."""
 
     def __call__(self, store: "Store", progress: DownloadProgress, /) -> None: ...
+
+
+# ---------------------------------------------------------------------------------------
+# Local changes: upload, error archive, key mappings
+# ---------------------------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class UploadProgress:
+    """How far an upload is (``ods_upload_progress``), reported to the ``progress`` callback of
+    :meth:`Store.upload` after every change the service answered.
+
+    Attributes:
+        sent: changes answered so far in this upload (confirmed or refused).
+        total: changes this upload set out to send (the queue when it started).
+        failed: of ``sent``, those the service refused (now in the error archive).
+    """
+
+    sent: int
+    total: int
+    failed: int
+
+    @classmethod
+    def _copy(cls, p: _ffi.UploadProgressStruct) -> "UploadProgress":
+        return cls(int(p.sent), int(p.total), int(p.failed))
+
+
+@dataclasses.dataclass(frozen=True)
+class UploadResult:
+    """What an upload did (``ods_upload_result``), from :meth:`Store.upload`.
+
+    Attributes:
+        confirmed: changes the service confirmed (they left the queue).
+        failed: changes the service refused: moved to the error archive
+            (:meth:`Store.error_archive`); they are not an error of the upload.
+        remaining: changes still queued: behind a refused change of the same entity, or made
+            during the upload.
+    """
+
+    confirmed: int
+    failed: int
+    remaining: int
+
+
+def _instant(text: str) -> datetime.datetime:
+    """An ISO 8601 UTC timestamp the store wrote ("2026-11-24T01:56:35Z") as an aware datetime."""
+    return datetime.datetime.fromisoformat(text[:-1] + "+00:00" if text.endswith("Z") else text)
+
+
+@dataclasses.dataclass(frozen=True)
+class ArchivedError:
+    """A local change the service refused (``ods_archived_error``), from
+    :meth:`Store.error_archive`: the request that was sent and the service's answer.
+
+    Attributes:
+        id: unique in the store: pass it (or this object) to :meth:`Store.retry_error` or
+            :meth:`Store.revert_error`; also ``ErrorArchive(<id>)`` of the request API.
+        created: when the service refused it (aware, UTC).
+        method: the HTTP method sent ("POST", "PATCH", "MERGE", "PUT", "DELETE").
+        path: the request path sent, relative to the service root.
+        body: the JSON body sent, or None (DELETE).
+        http_status: the service's HTTP status; 0 for a create whose answer was lost and that
+            was not sent again (``odata_code`` "uncertain").
+        odata_code: the OData error code of the service's answer, or None.
+        message: the service's error message (or the library's).
+        entity_set: the entity set of the entity the change was about.
+    """
+
+    id: int
+    created: datetime.datetime
+    method: str
+    path: str
+    body: Optional[str]
+    http_status: int
+    odata_code: Optional[str]
+    message: str
+    entity_set: str
+
+    @classmethod
+    def _copy(cls, e: _ffi.ArchivedErrorStruct) -> "ArchivedError":
+        return cls(int(e.id), _instant(_ffi.text(e.created) or ""), _ffi.text(e.method) or "",
+                   _ffi.text(e.path) or "", _ffi.text(e.body), int(e.http_status), _ffi.text(e.odata_code),
+                   _ffi.text(e.message) or "", _ffi.text(e.entity_set) or "")
+
+
+@dataclasses.dataclass(frozen=True)
+class KeyMapping:
+    """A key the store made for an entity created offline whose key the service assigns, and
+    the service's key once uploaded (``ods_key_mapping``), from :meth:`Store.key_mappings`.
+
+    Attributes:
+        entity_set: the entity set of the entity.
+        local_path: the path under the local key, e.g. "Categories(-1)".
+        server_path: the path under the service's key, e.g. "Categories(11)"; None while the
+            create waits for upload.
+    """
+
+    entity_set: str
+    local_path: str
+    server_path: Optional[str]
+
+    @classmethod
+    def _copy(cls, m: _ffi.KeyMappingStruct) -> "KeyMapping":
+        return cls(_ffi.text(m.entity_set) or "", _ffi.text(m.local_path) or "", _ffi.text(m.server_path))
+
+
+class UploadProgressCallback(Protocol):
+    """``progress(store, progress)``: see :class:`UploadProgress`. Called positionally."""
+
+    def __call__(self, store: "Store", progress: UploadProgress, /) -> None: ...

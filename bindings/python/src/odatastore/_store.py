@@ -16,7 +16,10 @@ from typing import Any, Callable, Iterator, Mapping, Optional, Protocol, Sequenc
 
 from . import _errors, _ffi, _offline, _values
 from ._errors import ClosedError, Error, InvalidArgumentError, StateError
-from ._offline import DefiningRequestInfo, DownloadProgress, OfflineInfo, ProgressCallback
+from ._offline import (
+    ArchivedError, DefiningRequestInfo, DownloadProgress, KeyMapping, OfflineInfo, ProgressCallback, UploadProgress,
+    UploadProgressCallback, UploadResult,
+)
 
 # ---------------------------------------------------------------------------------------
 # Enumerations (values are the C ones)
@@ -57,6 +60,14 @@ class RequestState(enum.IntEnum):
     CANCELLED = 6
 
 
+class EntityState(enum.IntEnum):
+    """Whether an entity has local changes (``ods_entity_state``): :attr:`Entity.pending_state`."""
+
+    CLEAN = 0     #: as the service has it (every entity of an online store)
+    PENDING = 1   #: local changes wait for upload (``"@odatastore.pending": true``)
+    ERROR = 2     #: the service refused a change of it: it is in the error archive (``"@odatastore.error": true``)
+
+
 _KINDS = {"online": 0, "offline": 1, "mixed": 2}
 _DISPATCH = {"thread": 0, "queue": 1}
 
@@ -89,33 +100,48 @@ def _c(text: Optional[str]) -> Optional[bytes]:
 # ---------------------------------------------------------------------------------------
 
 
+_PENDING = "@odatastore.pending"
+_ERROR = "@odatastore.error"
+
+
 class Entity(dict[str, Any]):
-    """An entity: its properties as a dict, its ETag (``@odata.etag``) in :attr:`etag`.
+    """An entity: its properties as a dict, its ETag (``@odata.etag``) in :attr:`etag`, and,
+    from an offline store, whether it has local changes in :attr:`pending_state`.
 
     Passing an Entity back to :meth:`Store.update` or :meth:`Store.delete` sends its ETag as
     ``If-Match``.
     """
 
-    __slots__ = ("etag",)
+    __slots__ = ("etag", "pending_state")
     etag: Optional[str]
+    #: :class:`EntityState` from the annotations ``@odatastore.pending`` / ``@odatastore.error``
+    #: (taken out of the dict, as ``@odata.etag`` is); CLEAN for entities of online stores.
+    pending_state: EntityState
 
-    def __init__(self, *args: Any, etag: Optional[str] = None, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, etag: Optional[str] = None, pending_state: Optional[EntityState] = None,
+                 **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         tag = self.pop("@odata.etag", None)
         self.etag = etag if etag is not None else tag
+        pending = self.pop(_PENDING, None) is True
+        error = self.pop(_ERROR, None) is True
+        if pending_state is None:
+            pending_state = EntityState.ERROR if error else EntityState.PENDING if pending else EntityState.CLEAN
+        self.pending_state = pending_state
 
     def __repr__(self) -> str:
-        return f"Entity({dict.__repr__(self)}, etag={self.etag!r})"
+        state = "" if self.pending_state == EntityState.CLEAN else f", pending_state={self.pending_state.name}"
+        return f"Entity({dict.__repr__(self)}, etag={self.etag!r}{state})"
 
     def __reduce__(self) -> Any:
-        return (_make_entity, (dict(self), self.etag))
+        return (_make_entity, (dict(self), self.etag, int(self.pending_state)))
 
     def copy(self) -> "Entity":
-        return Entity(self, etag=self.etag)
+        return Entity(self, etag=self.etag, pending_state=self.pending_state)
 
 
-def _make_entity(data: dict[str, Any], etag: Optional[str]) -> Entity:
-    return Entity(data, etag=etag)
+def _make_entity(data: dict[str, Any], etag: Optional[str], pending_state: int = 0) -> Entity:
+    return Entity(data, etag=etag, pending_state=EntityState(pending_state))
 
 
 class EntityList(list[Entity]):
@@ -143,7 +169,7 @@ class EntityList(list[Entity]):
 
 
 def _entity_hook(obj: dict[str, Any]) -> dict[str, Any]:
-    return Entity(obj) if "@odata.etag" in obj else obj
+    return Entity(obj) if "@odata.etag" in obj or _PENDING in obj or _ERROR in obj else obj
 
 
 class Response:
@@ -231,7 +257,7 @@ class Response:
             return self._data
         data: Any = None
         if self.json_text:
-            hook = _entity_hook if '"@odata.etag"' in self.json_text else None
+            hook = _entity_hook if '"@odata.etag"' in self.json_text or '"@odatastore.' in self.json_text else None
             obj = json.loads(self.json_text, object_hook=hook)
             if isinstance(obj, dict) and isinstance(obj.get("value"), list) and not (
                     self.entity_count == 1 and not isinstance(obj, Entity) and "@odata.count" not in obj
@@ -467,6 +493,201 @@ class RequestFuture(concurrent.futures.Future[Any]):
     def exception(self, timeout: Optional[float] = None) -> Optional[BaseException]:
         self._wait(timeout)
         return super().exception(0)
+
+
+# ---------------------------------------------------------------------------------------
+# Store operations: an upload, a revert (one C call, callbacks through the dispatch mode)
+# ---------------------------------------------------------------------------------------
+
+_operations: dict[int, "_Operation"] = {}           # started operations, until their completion
+
+
+class OperationFuture(concurrent.futures.Future[Any]):
+    """A :class:`concurrent.futures.Future` of a store operation (:meth:`Store.submit_upload`):
+    ``cancel()`` cancels the future and the upload. In a store with dispatch "queue",
+    ``result()`` delivers the store's callbacks while it waits when no event loop on another
+    thread does."""
+
+    def __init__(self, operation: "_Operation") -> None:
+        super().__init__()
+        self._operation = operation
+
+    def cancel(self) -> bool:
+        cancelled = super().cancel()
+        if cancelled:
+            self._operation._cancel_quietly()
+        return cancelled
+
+    def _wait(self, timeout: Optional[float]) -> None:
+        self._operation.store._wait_for(self._operation.done, timeout, self.done)
+
+    def result(self, timeout: Optional[float] = None) -> Any:
+        self._wait(timeout)
+        return super().result(0)
+
+    def exception(self, timeout: Optional[float] = None) -> Optional[BaseException]:
+        self._wait(timeout)
+        return super().exception(0)
+
+
+class _Operation:
+    """One background operation of a store whose end the library reports once, through the
+    store's dispatch mode: its outcome, its future and the asyncio futures awaiting it. Kept in
+    ``_operations`` (the C context is its key) from the start until that last callback."""
+
+    def __init__(self, store: "Store", progress: Optional[UploadProgressCallback] = None,
+                 cancel: Optional[Callable[[], None]] = None) -> None:
+        self.store = store
+        self.key = next(_ids)
+        self.progress = progress
+        self._cancel = cancel
+        self.done = threading.Event()
+        self.result: Any = None
+        self.error: Optional[BaseException] = None
+        self._callback_raised = False
+        self._lock = threading.Lock()
+        self._future: Optional[OperationFuture] = None
+        self._aio: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[Any]]] = []
+
+    def start(self, call: Callable[[int], int]) -> "_Operation":
+        """Registers the operation, then makes the C call (``call(key)`` returns its status)."""
+        _operations[self.key] = self
+        try:
+            with self.store._use():
+                _errors.check(self.store._lib, call(self.key))
+        except BaseException:
+            _operations.pop(self.key, None)
+            raise
+        return self
+
+    @property
+    def future(self) -> OperationFuture:
+        with self._lock:
+            if self._future is None:
+                self._future = OperationFuture(self)
+                if self.done.is_set():
+                    self._settle_future(self._future)
+            return self._future
+
+    def wait(self, timeout: Optional[float]) -> Any:
+        if not self.store._wait_for(self.done, timeout):
+            raise _errors.make(_errors.ETIMEOUT, f"no result within {timeout} s (the operation goes on)")
+        if self.error is not None:
+            raise self.error
+        return self.result
+
+    def aio_future(self, loop: asyncio.AbstractEventLoop) -> "asyncio.Future[Any]":
+        """An asyncio future of the outcome on ``loop`` (register before starting)."""
+        fut: asyncio.Future[Any] = loop.create_future()
+        with self._lock:
+            settled = self.done.is_set()
+            if not settled:
+                self._aio.append((loop, fut))
+        if settled:
+            self._settle_aio(fut)
+        return fut
+
+    def _cancel_quietly(self) -> None:
+        if self._cancel is None or self.done.is_set():
+            return
+        try:
+            self._cancel()
+        except Error:
+            pass
+
+    def record(self, exc: BaseException) -> None:
+        """An exception a callback raised: it becomes the outcome (the first one wins)."""
+        with self._lock:
+            if not self._callback_raised:
+                self._callback_raised = True
+                self.error = exc
+
+    def finish(self, result: Any, error: Optional[BaseException]) -> None:
+        with self._lock:
+            if self.error is None:
+                self.error = error
+                self.result = result if error is None else None
+            self.done.set()
+            future = self._future
+            aio, self._aio = self._aio, []
+        if future is not None:
+            self._settle_future(future)
+        for loop, fut in aio:
+            if self.store._on_loop_thread(loop):
+                self._settle_aio(fut)
+            else:
+                try:
+                    loop.call_soon_threadsafe(self._settle_aio, fut)
+                except RuntimeError:  # the loop is closed: nobody awaits any more
+                    pass
+
+    def _settle_future(self, future: OperationFuture) -> None:
+        try:
+            if self.error is not None:
+                future.set_exception(self.error)
+            else:
+                future.set_result(self.result)
+        except concurrent.futures.InvalidStateError:  # cancelled by its owner
+            pass
+
+    def _settle_aio(self, fut: "asyncio.Future[Any]") -> None:
+        if fut.done():
+            return
+        if self.error is not None:
+            fut.set_exception(self.error)
+        else:
+            fut.set_result(self.result)
+
+
+def _on_upload_progress_py(store_ptr: Optional[int], progress: Any, ctx: Optional[int]) -> None:
+    try:
+        op = _operations.get(ctx) if ctx else None
+        if op is None or not progress or op.progress is None or op._callback_raised:
+            return
+        report = UploadProgress._copy(progress.contents)  # BORROWED for this call
+        try:
+            with _Delivering(op.store):
+                op.progress(op.store, report)
+        except BaseException as e:
+            # The exception becomes the upload's outcome, and the upload stops (ODS_ESTATE
+            # when it is over already: its completion is on its way).
+            op.record(e)
+            op.store._lib.ods_store_cancel_upload(store_ptr)
+    except BaseException as e:  # never let an exception cross into C
+        _report_unraisable(e, "odatastore upload progress callback")
+
+
+_on_upload_progress = _ffi.UPLOAD_PROGRESS_CB(_on_upload_progress_py)
+
+
+def _on_upload_done_py(store_ptr: Optional[int], status: int, result: Any, error: Any, ctx: Optional[int]) -> None:
+    try:
+        op = _operations.pop(ctx, None) if ctx else None  # the last callback of the upload
+        if op is None:
+            return
+        err = _errors.from_struct(error) if error else None
+        outcome: Optional[UploadResult] = None
+        if err is None and result:
+            r = result.contents
+            outcome = UploadResult(int(r.confirmed), int(r.failed), int(r.remaining))
+        op.finish(outcome, err)
+    except BaseException as e:
+        _report_unraisable(e, "odatastore upload completion")
+
+
+_on_upload_done = _ffi.UPLOAD_CB(_on_upload_done_py)
+
+
+def _on_revert_done_py(store_ptr: Optional[int], error_id: int, status: int, error: Any, ctx: Optional[int]) -> None:
+    try:
+        op = _operations.pop(ctx, None) if ctx else None
+        if op is not None:
+            op.finish(None, _errors.from_struct(error) if error else None)
+    except BaseException as e:
+        _report_unraisable(e, "odatastore revert completion")
+
+
+_on_revert_done = _ffi.REVERT_CB(_on_revert_done_py)
 
 
 # ---------------------------------------------------------------------------------------
@@ -1175,6 +1396,167 @@ class Store:
         stores."""
         with self._use():
             _errors.check(self._lib, self._lib.ods_store_cancel_download(self._handle))
+
+    # -- offline: local changes, upload, error archive ---------------------------------------
+
+    def _refuse_wait_in_callback(self, call: str, instead: str) -> None:
+        """A blocking call from a callback of this store would wait for a callback that this
+        one holds up: refused before anything starts."""
+        if self._in_callback():
+            raise StateError(f"{call} waits for the store's callbacks and cannot be called from one of "
+                             f"them: use {instead}", _errors.ESTATE)
+
+    def pending_count(self) -> int:
+        """The number of local changes of an offline store waiting for upload
+        (``ods_store_pending_count``). Changes of one entity are combined where equivalent,
+        so this can be less than the writes made; refused changes (in the error archive) are
+        not counted. :class:`UnsupportedError` for online stores."""
+        n = ctypes.c_int64()
+        with self._use():
+            _errors.check(self._lib, self._lib.ods_store_pending_count(ctypes.byref(n), self._handle))
+        return int(n.value)
+
+    def _start_upload(self, progress: Optional[UploadProgressCallback]) -> _Operation:
+        op = _Operation(self, progress, cancel=self.cancel_upload)
+        lib = self._lib
+        return op.start(lambda key: int(lib.ods_store_upload(self._handle, _on_upload_progress, _on_upload_done, key)))
+
+    def upload(self, progress: Optional[UploadProgressCallback] = None, *,
+               timeout: Optional[float] = None) -> UploadResult:
+        """Sends an offline store's local changes to the service, in order, and waits
+        (``ods_store_upload``). Returns an :class:`UploadResult`: changes the service
+        refused are counted in ``failed`` and kept in the error archive
+        (:meth:`error_archive`), they do not raise. Raises what stopped the upload: the
+        service unreachable (:class:`OfflineError`), a 5xx (:class:`ServerError`),
+        :meth:`cancel_upload` or :meth:`close` (:class:`CancelledError`), the exception
+        ``progress`` raised (which also stops it); nothing queued is lost, the next upload
+        resumes. :class:`StateError` when the store is not open or an upload already runs,
+        :class:`UnsupportedError` for online stores.
+
+        ``progress(store, UploadProgress)`` is called after every change the service answered,
+        through the dispatch mode like every callback. ``timeout`` (seconds) bounds the wait:
+        :class:`RequestTimeoutError` then, and the upload goes on (cancel it with
+        :meth:`cancel_upload`). From a callback of this store it would wait for itself:
+        :class:`StateError` (use :meth:`submit_upload` there)."""
+        self._refuse_wait_in_callback("upload()", "submit_upload()")
+        op = self._start_upload(progress)
+        result: UploadResult = op.wait(timeout)
+        return result
+
+    def submit_upload(self, progress: Optional[UploadProgressCallback] = None) -> OperationFuture:
+        """Starts an upload (as :meth:`upload`) and returns a :class:`concurrent.futures.Future`
+        of its :class:`UploadResult`; ``future.cancel()`` cancels the upload."""
+        return self._start_upload(progress).future
+
+    async def upload_async(self, progress: Optional[UploadProgressCallback] = None) -> UploadResult:
+        """:meth:`upload`, awaited (the loop runs meanwhile; cancelling the awaiting task
+        cancels the upload). With dispatch "queue" the store's descriptor is watched by the
+        running loop, as for :meth:`read_async`."""
+        loop = asyncio.get_running_loop()
+        self._attach_for_async(loop)
+        op = _Operation(self, progress, cancel=self.cancel_upload)
+        fut = op.aio_future(loop)
+        lib = self._lib
+        op.start(lambda key: int(lib.ods_store_upload(self._handle, _on_upload_progress, _on_upload_done, key)))
+        fut.add_done_callback(lambda f: op._cancel_quietly() if f.cancelled() else None)
+        result: UploadResult = await fut
+        return result
+
+    def cancel_upload(self) -> None:
+        """Stops the upload in progress: it raises :class:`CancelledError`. A change already sent
+        is sent again by the next upload (with the same Repeatability-Request-ID); nothing
+        queued is lost. :class:`StateError` when no upload runs."""
+        with self._use():
+            _errors.check(self._lib, self._lib.ods_store_cancel_upload(self._handle))
+
+    def error_archive(self) -> list[ArchivedError]:
+        """The local changes the service refused, oldest first (``ods_store_error_archive``):
+        a list of :class:`ArchivedError`, copied (a snapshot: later uploads, retries and
+        reverts do not change it). Also readable as ``store.read("ErrorArchive")``."""
+        lib = self._lib
+        out = ctypes.c_void_p()
+        with self._use():
+            _errors.check(lib, lib.ods_store_error_archive(ctypes.byref(out), self._handle))
+        try:
+            return [ArchivedError._copy(lib.ods_error_archive_at(out, i).contents)
+                    for i in range(lib.ods_error_archive_count(out))]
+        finally:
+            lib.ods_error_archive_free(out)
+
+    @staticmethod
+    def _error_id(entry: Union[ArchivedError, int]) -> int:
+        if isinstance(entry, ArchivedError):
+            return entry.id
+        if isinstance(entry, bool) or not isinstance(entry, int):
+            raise InvalidArgumentError(f"an archived error is an ArchivedError or its id, not {type(entry).__name__}",
+                                       _errors.EINVAL)
+        return entry
+
+    def retry_error(self, entry: Union[ArchivedError, int],
+                    changes: Union[Mapping[str, Any], str, bytes, None] = None, *, etag: Optional[str] = None) -> None:
+        """Queues the refused change ``entry`` (an :class:`ArchivedError` or its id) again: it
+        leaves the archive and goes with the next upload (``ods_store_error_retry``).
+        ``changes`` (a mapping or JSON text), when given, is the app's correction, merged into
+        the local entity first and sent with the change (not for a refused delete);
+        ``etag`` replaces the If-Match the change carries ("*": whatever the service's
+        version). :class:`NotFoundError` for an id the archive does not have."""
+        error_id = self._error_id(entry)
+        body: Optional[str] = None
+        if changes is not None:
+            if isinstance(changes, bytes):
+                body = changes.decode("utf-8")
+            elif isinstance(changes, str):
+                body = changes
+            else:
+                data = _body(changes)
+                # Typed like a write to the entity's path (Int64 and Decimal values as strings).
+                path = entry.path if isinstance(entry, ArchivedError) else next(
+                    (e.path for e in self.error_archive() if e.id == error_id), None)
+                types = self._write_types(path, data) if path is not None and isinstance(data, dict) else None
+                body = _values.dumps(data, types)
+        with self._use():
+            _errors.check(self._lib, self._lib.ods_store_error_retry(self._handle, error_id, _c(body), _c(etag)))
+
+    def _start_revert(self, entry: Union[ArchivedError, int]) -> _Operation:
+        error_id = self._error_id(entry)
+        op = _Operation(self)
+        lib = self._lib
+        return op.start(lambda key: int(lib.ods_store_error_revert(self._handle, error_id, _on_revert_done, key)))
+
+    def revert_error(self, entry: Union[ArchivedError, int], *, timeout: Optional[float] = None) -> None:
+        """Gives up the refused change ``entry`` (an :class:`ArchivedError` or its id) and every
+        change of its entity still queued; the entity goes back to the service's version, read
+        from the service (an entity created offline is removed) (``ods_store_error_revert``).
+        Waits for it. :class:`NotFoundError` for an id the archive does not have; the read's
+        error (e.g. :class:`OfflineError`) when the service cannot be reached (nothing changed).
+        :class:`StateError` from a callback of this store (it would wait for itself)."""
+        self._refuse_wait_in_callback("revert_error()", "revert_error_async()")
+        self._start_revert(entry).wait(timeout)
+
+    async def revert_error_async(self, entry: Union[ArchivedError, int]) -> None:
+        """:meth:`revert_error`, awaited."""
+        loop = asyncio.get_running_loop()
+        self._attach_for_async(loop)
+        error_id = self._error_id(entry)
+        op = _Operation(self)
+        fut = op.aio_future(loop)
+        lib = self._lib
+        op.start(lambda key: int(lib.ods_store_error_revert(self._handle, error_id, _on_revert_done, key)))
+        await fut
+
+    def key_mappings(self) -> list[KeyMapping]:
+        """The keys the store made for entities created offline whose key the service assigns,
+        each with the service's key once uploaded (``ods_store_key_mappings``): a list of
+        :class:`KeyMapping`, in the order they were made."""
+        lib = self._lib
+        out = ctypes.c_void_p()
+        with self._use():
+            _errors.check(lib, lib.ods_store_key_mappings(ctypes.byref(out), self._handle))
+        try:
+            return [KeyMapping._copy(lib.ods_key_mapping_list_at(out, i).contents)
+                    for i in range(lib.ods_key_mapping_list_count(out))]
+        finally:
+            lib.ods_key_mapping_list_free(out)
 
     # -- dispatch ---------------------------------------------------------------------------
 

@@ -1,0 +1,276 @@
+"""odatastore binding: offline store part 2 against the real V4 (odatapy) and V2 (pyslet)
+servers: local writes, pending_count, Entity.pending_state, upload (blocking, future, asyncio)
+with progress, the service's data afterwards (read with an online store), ETag conflicts in the
+error archive, retry_error and revert_error, key_mappings, cancel_upload (a change held at the
+fault proxy), an exception in the progress callback, and what online stores and bad arguments
+get.
+
+Each test uses its own servers (they hold writes in memory) and its own store file. pyslet
+honours no If-Match itself: Tests/servers/v2_service.py answers 412 for a stale one, which is
+what makes the V2 conflicts here.
+"""
+import asyncio
+import dataclasses
+import datetime
+import decimal
+
+import pytest
+
+import odatastore
+from conftest import ROOT, Proxy, Server
+
+BOUND = 60  # seconds: every wait is bounded
+
+DEFINITIONS = {"v4": ["Products", "Categories", "Customers"], "v2": ["Products", "Customers"]}
+CHANGE = {"v4": "PATCH", "v2": "MERGE"}
+
+
+@pytest.fixture(params=["v4", "v2"])
+def kind(request):
+    return request.param
+
+
+@pytest.fixture
+def service(kind):
+    server = Server([str(ROOT / "Tests/servers/serve.py"), kind])
+    yield server
+    server.stop()
+
+
+def offline(url, path, kind, **options):
+    store = odatastore.Store(url, store_path=path, defining_requests=DEFINITIONS[kind], **options)
+    store.wait_open(BOUND)
+    return store
+
+
+def test_local_writes_upload_and_the_service_data(kind, service, tmp_path):
+    with offline(service.url, tmp_path / "w.store", kind) as store, odatastore.Store(service.url) as online:
+        assert store.pending_count() == 0
+        assert store.read("Products(7)").pending_state == odatastore.EntityState.CLEAN
+
+        new = store.create("Customers", {"CustomerID": "PYUP", "CompanyName": "Uploaded", "City": "Chur"})
+        assert isinstance(new, odatastore.Entity) and new["City"] == "Chur"
+        assert new.pending_state == odatastore.EntityState.PENDING
+        assert "@odatastore.pending" not in new  # taken out of the dict, as @odata.etag is
+        store.update("Products(7)", {"Price": decimal.Decimal("70.70"), "Stock": 2 ** 60 + 1})
+        store.delete("Customers('ANATR')")
+        assert store.pending_count() == 3
+
+        seven = store.read("Products(7)")
+        assert seven.pending_state == odatastore.EntityState.PENDING
+        assert seven["Price"] == decimal.Decimal("70.70") and seven["Stock"] == 2 ** 60 + 1
+        assert "PENDING" in repr(seven)
+        assert store.read("Products(8)").pending_state == odatastore.EntityState.CLEAN
+        with pytest.raises(odatastore.NotFoundError):
+            store.read("Customers('ANATR')")
+        rows = store.read("Products?$filter=ID le 8")
+        assert [r.pending_state for r in rows].count(odatastore.EntityState.PENDING) == 1
+        # a copy and a pickle keep the state
+        assert seven.copy().pending_state == odatastore.EntityState.PENDING
+        import pickle
+        assert pickle.loads(pickle.dumps(seven)).pending_state == odatastore.EntityState.PENDING
+
+        reports = []
+        result = store.upload(lambda s, p: reports.append((s, p)))
+        assert result == odatastore.UploadResult(confirmed=3, failed=0, remaining=0)
+        assert [p.sent for _, p in reports] == [1, 2, 3]
+        assert all(s is store and p.total == 3 and p.failed == 0 for s, p in reports)
+        assert all(isinstance(p, odatastore.UploadProgress) for _, p in reports)
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            reports[0][1].sent = 9  # type: ignore[misc]
+        assert store.pending_count() == 0
+        assert store.read("Products(7)").pending_state == odatastore.EntityState.CLEAN
+
+        # The service has it (read over HTTP).
+        assert online.read("Customers('PYUP')")["City"] == "Chur"
+        product = online.read("Products(7)")
+        assert product["Price"] == decimal.Decimal("70.70") and product["Stock"] == 2 ** 60 + 1
+        assert product.pending_state == odatastore.EntityState.CLEAN
+        with pytest.raises(odatastore.NotFoundError):
+            online.read("Customers('ANATR')")
+        assert store.error_archive() == [] and store.key_mappings() == []
+        assert store.upload() == odatastore.UploadResult(0, 0, 0)  # nothing to send
+
+
+def test_conflicts_archive_retry_revert(kind, service, tmp_path):
+    before = datetime.datetime.now(datetime.timezone.utc).replace(microsecond=0)
+    with offline(service.url, tmp_path / "c.store", kind) as store, odatastore.Store(service.url) as online:
+        # Changed on the service after the download: the offline changes are stale.
+        online.update("Products(21)", {"Name": "21 online"}, etag="*")
+        online.update("Products(22)", {"Name": "22 online"}, etag="*")
+        store.update("Products(21)", {"Name": "21 offline"})
+        store.update("Products(22)", {"Name": "22 offline"})
+        store.update("Products(23)", {"Name": "23 offline"})
+
+        result = store.upload()
+        assert result == odatastore.UploadResult(confirmed=1, failed=2, remaining=0)
+        archive = store.error_archive()
+        assert [e.path for e in archive] == ["Products(21)", "Products(22)"]
+        for e in archive:
+            assert isinstance(e, odatastore.ArchivedError)
+            assert e.http_status == 412 and e.method == CHANGE[kind] and e.entity_set == "Products"
+            assert e.created.tzinfo is not None and before <= e.created <= datetime.datetime.now(datetime.timezone.utc)
+            assert e.message and e.body is not None and "offline" in e.body
+        first, second = archive
+        assert store.read("Products(21)").pending_state == odatastore.EntityState.ERROR
+        assert store.read("Products(23)").pending_state == odatastore.EntityState.CLEAN
+        listed = store.read("ErrorArchive")
+        assert [r["ID"] for r in listed] == [str(first.id), str(second.id)]
+
+        # Retry the first with a correction (typed: Int64 goes out as a string) and If-Match *.
+        store.retry_error(first, {"Stock": 2 ** 60 + 33}, etag="*")
+        with pytest.raises(odatastore.NotFoundError):
+            store.retry_error(first)  # it left the archive
+        assert store.pending_count() == 1
+        assert store.read("Products(21)").pending_state == odatastore.EntityState.PENDING
+        assert store.upload() == odatastore.UploadResult(confirmed=1, failed=0, remaining=0)
+        on_service = online.read("Products(21)")
+        assert on_service["Name"] == "21 offline" and on_service["Stock"] == 2 ** 60 + 33
+
+        # Revert the second (by id): the local entity is the service's again.
+        store.revert_error(second.id)
+        reverted = store.read("Products(22)")
+        assert reverted["Name"] == "22 online" and reverted.pending_state == odatastore.EntityState.CLEAN
+        assert store.error_archive() == [] and store.pending_count() == 0
+        with pytest.raises(odatastore.NotFoundError):
+            store.revert_error(second)
+
+
+def test_key_mappings_and_async_upload(tmp_path):
+    service = Server([str(ROOT / "Tests/servers/serve.py"), "v4"])
+    try:
+        async def main():
+            store = odatastore.Store(service.url, store_path=tmp_path / "k.store",
+                                     defining_requests=DEFINITIONS["v4"])  # queue dispatch on this loop
+            async with store:
+                await store.wait_open_async(BOUND)
+                assert store.dispatch_mode == "queue"
+                category = await store.create_async("Categories", {"Name": "Made offline"})
+                local = category["ID"]
+                assert local < 0 and category.pending_state == odatastore.EntityState.PENDING
+                await store.create_async("Products", {"Name": "In it", "Price": decimal.Decimal("2.50"), "Stock": 7,
+                                                      "Discontinued": False, "CategoryID": local})
+                mappings = store.key_mappings()
+                assert mappings[0] == odatastore.KeyMapping("Categories", f"Categories({local})", None)
+                assert len(mappings) == 2 and mappings[1].local_path.startswith("Products(-")
+
+                reports = []
+                result = await store.upload_async(lambda s, p: reports.append(p.sent))
+                assert result == odatastore.UploadResult(2, 0, 0) and reports == [1, 2]
+                mappings = store.key_mappings()
+                server_path = mappings[0].server_path
+                assert server_path is not None and server_path != mappings[0].local_path
+                assert (await store.read_async(server_path))["Name"] == "Made offline"
+                with pytest.raises(odatastore.NotFoundError):
+                    await store.read_async(f"Categories({local})")
+
+                # A future, resolved by the loop (queue dispatch through add_reader).
+                await store.update_async("Products(3)", {"Name": "Three offline"})
+                future = store.submit_upload()
+                assert isinstance(future, odatastore.OperationFuture)
+                assert await asyncio.wrap_future(future) == odatastore.UploadResult(1, 0, 0)
+                return server_path
+
+        server_path = asyncio.run(main())
+        with odatastore.Store(service.url) as online:
+            assert online.read(server_path)["Name"] == "Made offline"
+            assert online.read("Products(3)")["Name"] == "Three offline"
+    finally:
+        service.stop()
+
+
+def test_cancel_and_progress_exception(tmp_path):
+    service = Server([str(ROOT / "Tests/servers/serve.py"), "v4"])
+    proxy = Proxy(service.url)
+    try:
+        with offline(proxy.url, tmp_path / "p.store", "v4") as store:
+            store.update("Products(31)", {"Name": "31 offline"})
+            store.update("Products(32)", {"Name": "32 offline"})
+            # The first change is held at the proxy: the upload runs until cancelled.
+            proxy.fault(mode="hang", match="Products(31)", count=1)
+            future = store.submit_upload()
+            with pytest.raises(odatastore.StateError):
+                store.upload()  # one at a time
+            store.cancel_upload()
+            with pytest.raises(odatastore.CancelledError) as e:
+                future.result(BOUND)
+            assert e.value.code == odatastore.ECANCELLED
+            with pytest.raises(odatastore.StateError):
+                store.cancel_upload()  # nothing runs
+            assert store.pending_count() == 2  # nothing lost
+            proxy.clear()
+
+            # An exception in progress stops the upload and is what it raises.
+            class Stop(Exception):
+                pass
+
+            def progress(s, p):
+                raise Stop(p.sent)
+
+            with pytest.raises(Stop):
+                store.upload(progress)
+            assert 0 <= store.pending_count() <= 1
+            assert store.upload().remaining == 0
+            assert store.pending_count() == 0
+
+            # future.cancel() cancels the upload too (its end is delivered by close at the latest).
+            store.update("Products(33)", {"Name": "33 offline"})
+            proxy.fault(mode="hang", match="Products(33)", count=-1)
+            cancelled = store.submit_upload()
+            assert cancelled.cancel() and cancelled.cancelled()
+
+        # Closing with an upload held: it ends (CancelledError) before close() returns.
+        with odatastore.Store(proxy.url, store_path=tmp_path / "p.store") as store:
+            store.wait_open(BOUND)
+            future = store.submit_upload()
+        assert future.done()
+        with pytest.raises(odatastore.CancelledError):
+            future.result(0)
+
+        # Nothing was lost: the held change goes with the next upload.
+        proxy.clear()
+        with odatastore.Store(proxy.url, store_path=tmp_path / "p.store") as store:
+            store.wait_open(BOUND)
+            assert store.pending_count() == 1
+            assert store.upload() == odatastore.UploadResult(1, 0, 0)
+    finally:
+        proxy.stop()
+        service.stop()
+
+
+def test_online_stores_and_bad_arguments(v4_server, tmp_path):
+    with odatastore.Store(v4_server.url) as online:
+        for call in (online.pending_count, online.upload, online.cancel_upload, online.error_archive,
+                     online.key_mappings, lambda: online.retry_error(1), lambda: online.revert_error(1)):
+            with pytest.raises(odatastore.UnsupportedError) as e:
+                call()
+            assert isinstance(e.value, NotImplementedError)
+    with offline(v4_server.url, tmp_path / "a.store", "v4") as store:
+        with pytest.raises(odatastore.NotFoundError):
+            store.retry_error(999999)
+        with pytest.raises(odatastore.NotFoundError):
+            store.revert_error(999999)
+        with pytest.raises(odatastore.InvalidArgumentError):
+            store.retry_error("1")  # type: ignore[arg-type]
+        with pytest.raises(odatastore.InvalidArgumentError):
+            store.retry_error(1, etag="W/\"1\"\r\nX-Evil: 1")
+        assert store.upload() == odatastore.UploadResult(0, 0, 0)
+    with pytest.raises(odatastore.ClosedError):
+        store.upload()
+    with pytest.raises(odatastore.ClosedError):
+        store.pending_count()
+
+
+def test_waiting_for_an_upload_inside_a_callback_is_refused(v4_server, tmp_path):
+    with offline(v4_server.url, tmp_path / "cb.store", "v4") as store:
+        store.update("Products(41)", {"Name": "41 offline"})
+        seen = []
+
+        def progress(s, p):
+            for wait in (s.upload, lambda: s.revert_error(1)):
+                with pytest.raises(odatastore.StateError):
+                    wait()  # refused before anything starts: it would wait for this callback
+            seen.append(p.sent)
+
+        assert store.upload(progress) == odatastore.UploadResult(1, 0, 0)
+        assert seen == [1]
