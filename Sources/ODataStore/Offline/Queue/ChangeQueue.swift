@@ -23,6 +23,14 @@ struct ChangeQueue {
         try connection.rows("SELECT \(QueuedChange.columns) FROM ods_queue ORDER BY id").compactMap(QueuedChange.init)
     }
 
+    /// The ids of every queued change, oldest first.
+    func ids() throws(SQLiteError) -> [Int64] {
+        try connection.rows("SELECT id FROM ods_queue ORDER BY id").compactMap { r in
+            if case .integer(let id) = r[0] { return id }
+            return nil
+        }
+    }
+
     /// The queued changes of one row, oldest first.
     func changes(table: Int64, rid: Int64) throws(SQLiteError) -> [QueuedChange] {
         try connection.rows("SELECT \(QueuedChange.columns) FROM ods_queue WHERE tbl = ?1 AND rid = ?2 ORDER BY id",
@@ -51,6 +59,12 @@ struct ChangeQueue {
     /// Records the first attempt to send a change (kept across restarts: Repeatability-First-Sent).
     func markSent(id: Int64, at time: String) throws(SQLiteError) {
         try connection.run("UPDATE ods_queue SET first_sent = coalesce(first_sent, ?2) WHERE id = ?1", [.integer(id), .text(time)])
+    }
+
+    /// Forgets an attempt the service did not act on (it refused it before doing anything, or
+    /// it was never sent): the change is as if it had never been sent.
+    func clearSent(id: Int64) throws(SQLiteError) {
+        try connection.run("UPDATE ods_queue SET first_sent = NULL WHERE id = ?1", [.integer(id)])
     }
 
     /// Sets a deleted entity's key (after its create's local key was replaced).
