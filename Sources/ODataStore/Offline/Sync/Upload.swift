@@ -190,6 +190,9 @@ final class Upload: Sendable {
         var isParent: Bool
         /// Its key is still a local one (its create is not confirmed yet).
         var localKey: Bool
+        /// A foreign key: the navigation property it is the constraint of, and its properties.
+        var navigation: String? = nil
+        var properties: [String] = []
     }
 
     enum Preparation {
@@ -251,7 +254,7 @@ final class Upload: Sendable {
             out.append(Reference(row: row, isParent: true, localKey: try hasLocalKey(row, file)))
         }
         guard change.operation != .delete else { return out }
-        for (target, pairs) in file.schema.foreignKeys(from: table) {
+        for (navigation, target, pairs) in file.schema.foreignKeys(from: table) {
             if change.operation == .merge, let sent = change.properties,
                !pairs.contains(where: { sent.contains($0.foreign.path.first ?? "") }) { continue }
             let columns = target.keyColumns.compactMap { k in pairs.first { $0.key == k }?.foreign }
@@ -265,7 +268,8 @@ final class Upload: Sendable {
             }
             guard let rid = found else { continue }
             let row = UploadRowKey(table: file.tableID(target), rid: rid)
-            out.append(Reference(row: row, isParent: false, localKey: try hasLocalKey(row, file)))
+            out.append(Reference(row: row, isParent: false, localKey: try hasLocalKey(row, file), navigation: navigation,
+                                 properties: columns.map(\.pathText)))
         }
         return out
     }

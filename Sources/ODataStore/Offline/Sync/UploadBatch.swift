@@ -34,6 +34,7 @@ extension Upload {
     func plan(_ file: StoreFile) throws(ODataStoreError) -> BatchPlan {
         let size = max(session.options.uploadBatchSize, 1)
         let builder = builder(file)
+        let version = builder.version
         var requests: [ChangeRequest] = []
         // The changeset (group) of each request; groups are runs of consecutive requests.
         var groupOf: [Int] = []
@@ -47,16 +48,28 @@ extension Upload {
                 continue
             }
             let row = UploadRowKey(table: change.table, rid: change.rid)
-            // A foreign key to an entity created in this batch whose key the service gives:
-            // that key must be known before this change can be written.
-            if references.contains(where: { !$0.isParent && $0.localKey && createOf[$0.row] != nil }) { break }
             var joined: [Int] = []
             var reference = ChangeRequestBuilder.Reference.none
+            var unsent: Set<String> = []
+            var binds: [(navigation: String, contentID: String)] = []
+            var later = false
             for r in references {
                 guard let i = createOf[r.row] else { continue }
                 joined.append(groupOf[i])
-                if r.isParent && r.localKey { reference = .parent(requests[i].contentID ?? "") }
+                let contentID = requests[i].contentID ?? ""
+                guard r.localKey else { continue }
+                if r.isParent {
+                    reference = .parent(contentID)
+                } else if references.contains(where: { $0.isParent && $0.row == r.row }) {
+                    unsent.formUnion(r.properties)  // the navigation in the URL relates them
+                } else if change.operation == .create, version == .v4, let navigation = r.navigation {
+                    unsent.formUnion(r.properties)
+                    binds.append((navigation, contentID))
+                } else {
+                    later = true  // its foreign key needs the key the service gives: next batch
+                }
             }
+            if later { break }
             if let i = firstOfRow[row] { joined.append(groupOf[i]) }
             var createdHere = false
             if let i = createOf[row] {
@@ -65,7 +78,7 @@ extension Upload {
             }
             take()
             var request = try builder.build(change, table: table, localKey: localKey, firstSent: change.firstSent ?? HTTPDate.now(),
-                                            reference: reference, createdInChangeset: createdHere)
+                                            reference: reference, createdInChangeset: createdHere, unsent: unsent, binds: binds)
             let index = requests.count
             request.contentID = String(index + 1)
             requests.append(request)

@@ -57,8 +57,13 @@ struct ChangeRequestBuilder {
     ///     a change of it that has no ETag (the entity had none when the app changed it)
     ///     sends `If-Match: *`, which within the atomic changeset can only match the entity
     ///     that create made.
+    ///   - unsent: foreign key properties left out of the body: they name an entity created
+    ///     in the same changeset whose key the service gives (the navigation in the URL, or a
+    ///     bind, relates the two instead).
+    ///   - binds: `Navigation@odata.bind` members to add, with their Content-ID reference (V4).
     func build(_ change: QueuedChange, table: EntityTable, localKey: Bool, firstSent: String,
-               reference: Reference = .none, createdInChangeset: Bool = false) throws(ODataStoreError) -> ChangeRequest {
+               reference: Reference = .none, createdInChangeset: Bool = false,
+               unsent: Set<String> = [], binds: [(navigation: String, contentID: String)] = []) throws(ODataStoreError) -> ChangeRequest {
         var path: String
         var method: String
         var entity: JSONObject? = nil
@@ -81,8 +86,10 @@ struct ChangeRequestBuilder {
                 if change.operation == .create, localKey, table.keyColumns.contains(where: { $0.pathText == m.key }) { continue }
                 if change.operation == .create, m.value == .null { continue }
                 if let properties, !properties.contains(m.key) { continue }
+                if unsent.contains(m.key) { continue }
                 body[m.key] = m.value
             }
+            for b in binds { body[b.navigation + "@odata.bind"] = .string("$" + b.contentID) }
             if let type = row["@odata.type"] { body["@odata.type"] = type }
             entity = body
             if change.operation == .create {
@@ -205,7 +212,7 @@ enum ChangeAnswer: Sendable {
 /// answered 412). Numbers compare by value (`2.5` and `"2.50"`); anything else exactly.
 enum ReadBack {
     static func matches(sent: JSONObject, server: JSONObject) -> Bool {
-        for m in sent where !m.key.hasPrefix("@") {
+        for m in sent where !m.key.contains("@") {
             guard let theirs = server[m.key], same(m.value, theirs) else { return false }
         }
         return true
