@@ -159,6 +159,36 @@ struct UploadBatchTests {
         #expect(try await s.service("Customers('N3')")["City"] == .string("Thun"))
     }
 
+    /// The app changes an entity whose create is on its way, and deletes another: the answer
+    /// does not overwrite the newer local values, the deleted entity stays deleted (its queued
+    /// delete gets the key the service gave), and the next upload sends both.
+    @Test func changesMadeWhileTheBatchIsOnItsWay() async throws {
+        let s = try await Self.setup()
+        defer { s.stop() }
+        _ = try await Self.write(s.store, .create, "Customers", #"{"CustomerID":"WAY1","CompanyName":"On its way","City":"Bern"}"#)
+        let category = try await Self.write(s.store, .create, "Categories", #"{"Name":"Soon gone"}"#)
+        let local = try #require(category["ID"]?.int64Value)
+        // The $batch waits in the proxy; the local writes below are queued on the store's
+        // database thread after the upload has built and marked it.
+        try s.proxy.setFault("slow", count: 1, delayMilliseconds: 800, match: "$batch")
+        let store = s.store
+        async let first = UploadTests.upload(store)
+        try await Task.sleep(nanoseconds: 100_000_000)
+        _ = try await Self.write(s.store, .update, "Customers('WAY1')", #"{"City":"Basel"}"#)
+        _ = try await Self.write(s.store, .delete, "Categories(\(local))")
+        let (result, _) = try await first
+        #expect(try result.get() == UploadResult(confirmed: 2, failed: 0, remaining: 2))
+        let mine = try JSONValue.parse(try await LocalWriteTests.run(s.store, .read, "Customers('WAY1')").get().json)
+        #expect(mine["City"] == .string("Basel") && mine["@odatastore.pending"] == .bool(true))
+        let server = try #require(try await s.service("Categories?$filter=Name eq 'Soon gone'")["value"]?.arrayValue?.first?["ID"]?.int64Value)
+        #expect(try await LocalWriteTests.run(s.store, .read, "Categories(\(server))").failureCode == .notFound)
+
+        let (second, _) = try await UploadTests.upload(s.store)
+        #expect(try second.get() == UploadResult(confirmed: 2, failed: 0, remaining: 0))
+        #expect(try await s.service("Customers('WAY1')")["City"] == .string("Basel"))
+        #expect(try await LocalWriteTests.run(s.online, .read, "Categories(\(server))").failureCode == .notFound)
+    }
+
     /// `uploadBatchSize` 1: one request per change, no `$batch`.
     @Test func batchSizeOneSendsOneRequestPerChange() async throws {
         let s = try await Self.setup { $0.uploadBatchSize = 1 }

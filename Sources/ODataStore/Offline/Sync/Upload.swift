@@ -293,6 +293,8 @@ final class Upload: Sendable {
         do {
             url = try RequestURL.make(serviceRoot: session.serviceRoot, path: request.path)
         } catch {
+            // Never sent.
+            if let file = try? store.requireFile() { _ = try? record([], restore: [request], file) }
             return finish(.failure(error))
         }
         let headers = session.merged(session.baseHeaders(version: service.version ?? .v4) + request.headers, [])
@@ -485,7 +487,19 @@ final class Upload: Sendable {
             }
             if etag == nil, case .string(let e)? = entity["@odata.etag"] { etag = e }
             if let etag { entity["@odata.etag"] = .string(etag) }
-            _ = try EntityWriter.upsert(JSONValue.object(entity).serialized(), table: table, file: file)
+            // The app may have changed the entity while the create was on its way: what its
+            // queued changes set stays (they send it next); a local delete stays deleted.
+            let later = try ChangeQueue(connection: c).changes(table: change.table, rid: change.rid).filter { $0.id != change.id }
+            let exists = !(try LocalWrite.keyValues(of: change.rid, table: table, connection: c)).isEmpty
+            if exists && !later.contains(where: { $0.operation == .delete }) {
+                if later.contains(where: { $0.operation == .replace }) {
+                    entity = JSONObject(entity.filter { m in m.key.hasPrefix("@") || table.keyColumns.contains { $0.pathText == m.key } })
+                } else {
+                    let kept = Set(later.flatMap { $0.properties ?? [] })
+                    entity = JSONObject(entity.filter { !kept.contains($0.key) })
+                }
+                _ = try EntityWriter.upsert(JSONValue.object(entity).serialized(), table: table, file: file)
+            }
         } else if change.operation != .delete, let etag {
             try c.run("UPDATE \(table.quoted) SET \(SQLName.quote(EntityTable.etagColumn)) = ?2 WHERE \(SQLName.quote(EntityTable.ridColumn)) = ?1",
                       [.integer(change.rid), .text(etag)])
@@ -512,6 +526,14 @@ final class Upload: Sendable {
             new.append(v)
             keyJSON[col.pathText] = LocalWrite.json(v, column: col)
         }
+        let tableID = file.tableID(table)
+        try c.run("UPDATE ods_local_keys SET server_key = ?3 WHERE tbl = ?1 AND rid = ?2",
+                  [.integer(tableID), .integer(rid), .text(JSONValue.object(keyJSON).serialized())])
+        for queued in try ChangeQueue(connection: c).changes(table: tableID, rid: rid) where queued.operation == .delete {
+            try ChangeQueue(connection: c).setEntityKey(id: queued.id, JSONValue.object(keyJSON).serialized())
+        }
+        // Deleted locally while its create was on its way: the queued delete has the key now.
+        guard old.count == new.count else { return }
         let sets = table.keyColumns.enumerated().map { "\($0.element.quoted) = ?\($0.offset + 2)" }.joined(separator: ", ")
         try c.run("UPDATE \(table.quoted) SET \(sets) WHERE \(SQLName.quote(EntityTable.ridColumn)) = ?1", [.integer(rid)] + new)
         for (dependent, pairs) in file.schema.foreignKeys(to: table) {
@@ -526,12 +548,6 @@ final class Upload: Sendable {
             }
             guard !assignments.isEmpty else { continue }
             try c.run("UPDATE \(dependent.quoted) SET \(assignments.joined(separator: ", ")) WHERE \(conditions.joined(separator: " AND "))", values)
-        }
-        let tableID = file.tableID(table)
-        try c.run("UPDATE ods_local_keys SET server_key = ?3 WHERE tbl = ?1 AND rid = ?2",
-                  [.integer(tableID), .integer(rid), .text(JSONValue.object(keyJSON).serialized())])
-        for queued in try ChangeQueue(connection: c).changes(table: tableID, rid: rid) where queued.operation == .delete {
-            try ChangeQueue(connection: c).setEntityKey(id: queued.id, JSONValue.object(keyJSON).serialized())
         }
     }
 
