@@ -83,8 +83,13 @@ extension Upload {
             request.contentID = String(index + 1)
             requests.append(request)
             if let g = joined.min() {
-                // One changeset from the earliest group it depends on to here.
-                for j in groupOf.indices where groupOf[j] > g { groupOf[j] = g }
+                // One changeset from the earliest group it depends on to here (groups are
+                // runs: the ones to merge are at the end).
+                var j = groupOf.count - 1
+                while j >= 0, groupOf[j] > g {
+                    groupOf[j] = g
+                    j -= 1
+                }
                 groupOf.append(g)
             } else {
                 groupOf.append((groupOf.last ?? -1) + 1)
