@@ -178,7 +178,8 @@ final class Upload: Sendable {
 
     func builder(_ file: StoreFile) -> ChangeRequestBuilder {
         let service = session.state
-        return ChangeRequestBuilder(file: file, version: service.version ?? .v4, model: service.model, serviceRoot: session.serviceRoot)
+        return ChangeRequestBuilder(file: file, version: service.version ?? .v4, model: service.model, serviceRoot: session.serviceRoot,
+                                    schema: service.schema)
     }
 
     // MARK: - What to do with a change (database queue)
@@ -377,16 +378,18 @@ final class Upload: Sendable {
         var readBacks: [(ChangeRequest, ODataStoreError)] = []
         var outcomes: [(failed: Bool, row: UploadRowKey)] = []
         let c = file.connection
+        // One writer for the transaction: it prepares its statements once.
+        let writer = EntityWriter(file: file, requestID: 0)
         try c.storeTransaction("cannot record the service's answers") {
             for (r, answer) in answered {
                 switch answer {
                 case .confirmed(let response):
-                    try confirm(r, response, file)
+                    try confirm(r, response, file, writer)
                     outcomes.append((false, r.rowKey))
                 case .refused(let e):
                     if r.change.operation == .delete && e.httpStatus == 404 {
                         // Gone already (or deleted by the first attempt): what the change wanted.
-                        try confirm(r, Response(status: 204), file)
+                        try confirm(r, Response(status: 204), file, writer)
                         outcomes.append((false, r.rowKey))
                     } else if readBack, Self.needsReadBack(r, e) {
                         readBacks.append((r, e))
@@ -476,7 +479,7 @@ final class Upload: Sendable {
 
     /// A change the service confirmed leaves the queue with what the service answered (inside
     /// the caller's transaction).
-    private func confirm(_ r: ChangeRequest, _ response: Response, _ file: StoreFile) throws {
+    private func confirm(_ r: ChangeRequest, _ response: Response, _ file: StoreFile, _ writer: EntityWriter) throws {
         let c = file.connection
         let change = r.change
         let table = r.table
@@ -498,7 +501,7 @@ final class Upload: Sendable {
                     let kept = Set(later.flatMap { $0.properties ?? [] })
                     entity = JSONObject(entity.filter { !kept.contains($0.key) })
                 }
-                _ = try EntityWriter.upsert(JSONValue.object(entity).serialized(), table: table, file: file)
+                _ = try writer.writePage(JSONValue.object(entity).serialized(), table: table, expand: .none, isCollection: false)
             }
         } else if change.operation != .delete, let etag {
             try c.run("UPDATE \(table.quoted) SET \(SQLName.quote(EntityTable.etagColumn)) = ?2 WHERE \(SQLName.quote(EntityTable.ridColumn)) = ?1",

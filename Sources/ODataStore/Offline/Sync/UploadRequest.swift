@@ -42,6 +42,8 @@ struct ChangeRequestBuilder {
     let version: ODataVersion
     let model: ServiceModel?
     let serviceRoot: String
+    /// The model's flattened types, shared by every request of the store.
+    var schema: PayloadSchema? = nil
 
     /// How the request names an entity created earlier in the same changeset.
     enum Reference {
@@ -116,7 +118,8 @@ struct ChangeRequestBuilder {
         var body: [UInt8] = []
         if let entity {
             do {
-                let encoded = try PayloadEncoder.encodeEntity(JSONValue.object(entity), version: version, model: model, entitySet: table.entitySet)
+                let encoded = try PayloadEncoder.encodeEntity(JSONValue.object(entity), version: version, model: model,
+                                                              entitySet: table.entitySet, schema: schema)
                 body = encoded.body
                 headers.append(("Content-Type", encoded.contentType))
             } catch {
