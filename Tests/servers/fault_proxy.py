@@ -15,7 +15,7 @@ Requests are passed to the upstream over a persistent connection per client conn
     DELETE /__fault                           remove all rules (counters stay)
 
 Rule fields: mode (reset | close | http500 | http503 | slow | auth | garbage | truncate |
-badjson | csrf | respond | gzipbomb | endless | hang | reset_after), count (how many matching requests it
+truncate_body | badjson | csrf | respond | gzipbomb | endless | hang | reset_after), count (how many matching requests it
 affects; default 1, -1 = until cleared; default -1 for auth), match (substring of the request
 target; default: every request), delay_ms (slow), authorization (auth: the Authorization value
 that is accepted), status (override the status of http500/http503/respond), headers, body and
@@ -45,8 +45,10 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import _launcher  # noqa: E402
 
 CONTROL_PATH = "/__fault"
-MODES = ("reset", "close", "http500", "http503", "slow", "auth", "garbage", "truncate", "badjson", "csrf",
-         "respond", "gzipbomb", "endless", "hang", "reset_after")
+MODES = ("reset", "close", "http500", "http503", "slow", "auth", "garbage", "truncate", "truncate_body", "badjson",
+         "csrf", "respond", "gzipbomb", "endless", "hang", "reset_after")
+#: How many request lines GET /__fault returns (the most recent ones).
+LOG_SIZE = 5000
 MODIFYING = ("POST", "PUT", "PATCH", "MERGE", "DELETE")
 HOP_BY_HOP = {
     "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer",
@@ -118,6 +120,9 @@ class FaultState:
         self.csrf_serial = 0
         # endless mode: a new page number for every page served.
         self.endless_serial = 0
+        # "METHOD target" of every request that reached the proxy (control requests aside),
+        # so a test can see what a client sent (how many $batch requests, in which order).
+        self.log: list[str] = []
 
     def csrf_active(self) -> bool:
         with self.lock:
@@ -161,7 +166,7 @@ class FaultState:
         with self.lock:
             return {"rules": [r.as_dict() for r in self.rules], "connections": self.connections,
                     "requests": self.requests, "forwarded": self.forwarded,
-                    "faults": self.faults}
+                    "faults": self.faults, "log": self.log[-LOG_SIZE:]}
 
 
 class ProxyServer(ThreadingHTTPServer):
@@ -245,6 +250,8 @@ class ProxyHandler(BaseHTTPRequestHandler):
         if urlsplit(self.path).path.rstrip("/") == CONTROL_PATH:
             self._control(body)
             return
+        with self.server.state.lock:
+            self.server.state.log.append(f"{self.command} {self.path}")
         if self.server.state.csrf_active() and self._handle_csrf(body):
             return
         rule = self.server.state.take(self.path, self.headers.get("Authorization"))
@@ -358,6 +365,18 @@ class ProxyHandler(BaseHTTPRequestHandler):
         head = self._head(status, reason, headers, len(payload))
         self._send_raw(head + payload[: len(payload) // 2])
         self._drop()
+
+    def _fault_truncate_body(self, rule: Rule, body: bytes) -> None:
+        """The service acts on the request; the client gets a well-formed HTTP response whose
+        body is the first half of the real one (its Content-Length says so): a `$batch`
+        answer cut short in the middle of its parts, that only the body's syntax reveals."""
+        status, reason, headers, payload = self._upstream_exchange(body)
+        if status is None:
+            return
+        with self.server.state.lock:
+            self.server.state.forwarded += 1
+        cut = payload[: len(payload) // 2]
+        self._send_raw(self._head(status, reason, headers, len(cut)) + cut)
 
     def _fault_badjson(self, rule: Rule, body: bytes) -> None:  # noqa: ARG002
         self._reply(200, BAD_JSON, "application/json;odata.metadata=minimal",

@@ -3,6 +3,7 @@
 
     python Tests/servers/serve.py v4|v2|v4tricky|v2flight|v4flight [--page-size N] [--port 0] [--threads N]
                                   [--products N] [--categories N] [--orderlines N]   (v4, v2)
+                                  [--lean-changesets]                                (v4, benchmarks)
 
 Prints ``READY <service-root-url>`` when listening, then runs until SIGTERM/SIGINT or
 until stdin reaches EOF (see _launcher.py). Services, models and quirks: README.md.
@@ -40,6 +41,9 @@ def main() -> None:
                         help="spread the products over N categories instead of 10")
     parser.add_argument("--orderlines", type=int, default=None, metavar="N",
                         help="seed N order lines instead of 200")
+    parser.add_argument("--lean-changesets", action="store_true",
+                        help="v4, benchmarks only: a $batch changeset of one request runs without odatapy's "
+                             "copy of the whole store (v4_service._lean_changesets)")
     _launcher.add_common_arguments(parser)
     args = parser.parse_args()
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)
@@ -51,6 +55,8 @@ def main() -> None:
         parser.error(str(exc))
     if not sizes.is_default() and args.version not in ("v4", "v2"):
         parser.error("--products, --categories and --orderlines apply to v4 and v2 only")
+    if args.lean_changesets and args.version != "v4":
+        parser.error("--lean-changesets applies to v4 only")
 
     import waitress
     _keep_alive_after_bodiless_responses()
@@ -58,7 +64,7 @@ def main() -> None:
     cleanup_dirs: list[str] = []
     if args.version == "v4":
         import v4_service
-        app = v4_service.build_app(args.page_size, sizes)
+        app = v4_service.build_app(args.page_size, sizes, lean_changesets=args.lean_changesets)
         mount = v4_service.MOUNT + "/"
     elif args.version == "v4tricky":
         import tricky_service

@@ -23,10 +23,13 @@ public enum PayloadEncoder {
         return try encodeEntity(value, version: version, model: model, entitySet: entitySet, entityType: entityType)
     }
 
+    /// `schema`: the model's shared flattened types (pass the store's, so a type is flattened
+    /// once rather than for every entity written).
     public static func encodeEntity(_ entity: JSONValue, version: ODataVersion, model: ServiceModel?,
-                                    entitySet: String?, entityType: String? = nil) throws(PayloadError) -> (body: [UInt8], contentType: String) {
+                                    entitySet: String?, entityType: String? = nil,
+                                    schema: PayloadSchema? = nil) throws(PayloadError) -> (body: [UInt8], contentType: String) {
         guard case .object(let o) = entity else { throw PayloadError(.invalid, "an entity must be a JSON object") }
-        let index = model.map(PayloadModelIndex.init)
+        let index = schema.map(PayloadModelIndex.init) ?? model.map(PayloadModelIndex.init)
         var declared: PayloadTypeInfo? = nil
         if let entityType { declared = index?.type(entityType) }
         if declared == nil, let entitySet { declared = index?.typeOfSet(entitySet) }

@@ -39,7 +39,24 @@ struct RetryPolicy: Sendable {
         guard refused && (read || method == "PUT" || method == "DELETE") || read && (status == 502 || status == 504) else {
             return nil
         }
-        if let value = response.header("Retry-After") {
+        return wait(retryAfter: response.header("Retry-After"), retry: retry)
+    }
+
+    /// The delay before trying again a request of any method that the service refused
+    /// without acting on it (429 Too Many Requests, 503 Service Unavailable, 408 Request
+    /// Timeout), as `Retry-After` asks or with the backoff; nil when it must not be tried
+    /// again (no retries left, another status, or a `Retry-After` too long to wait for).
+    /// The upload uses it for creates and `$batch` requests, which `delay(after:method:retry:)`
+    /// never repeats on its own: each change carries its Repeatability-Request-ID.
+    func delayAfterRefusal(status: Int, retryAfter: String?, retry: Int) -> Int? {
+        guard retry < maxRetries, status == 429 || status == 503 || status == 408 else { return nil }
+        return wait(retryAfter: retryAfter, retry: retry)
+    }
+
+    /// `Retry-After` in seconds when it is at most `maxRetryAfterSeconds` (nil: too long to
+    /// wait, report it instead), else the backoff.
+    private func wait(retryAfter value: String?, retry: Int) -> Int? {
+        if let value {
             let text = value.utf8.filter { $0 != 0x20 && $0 != 0x09 }
             if !text.isEmpty, text.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
                 guard text.count <= 6, let seconds = Int(String(decoding: text, as: UTF8.self)),

@@ -43,6 +43,11 @@ public struct StoreOptions: Sendable {
     /// Page size asked of V4 services while downloading (`Prefer: odata.maxpagesize`), so a
     /// page held in memory stays small; 0 leaves it to the service. V2 services page as they do.
     public var downloadPageSize: Int = 1000
+    /// Changes sent per `$batch` request when uploading (offline stores), each dependent group
+    /// of changes in one changeset (docs/offline.md, "Upload"). A service without `$batch`
+    /// (a 404, 405 or 501 to it) is sent one request per change, and the store file remembers
+    /// that. 1 or less: one request per change always.
+    public var uploadBatchSize: Int = 100
 
     public init(serviceRoot: String) {
         self.serviceRoot = serviceRoot

@@ -173,6 +173,9 @@ struct UploadTests {
         var options = StoreOptions(serviceRoot: proxy.serviceRoot)
         options.kind = .offline
         options.storePath = OfflineStoreTests.temporaryPath("lost.store")
+        // One request per change, so the proxy can fault the one change by its URL (the same
+        // cases through $batch: UploadFaultTests).
+        options.uploadBatchSize = 1
         options.definingRequests = ["Products", "Customers"]
         options.limits.maxRetries = 0
         let (store, state, error) = try await OfflineStoreTests.opened(options)
@@ -219,6 +222,9 @@ struct UploadTests {
         var options = StoreOptions(serviceRoot: proxy.serviceRoot)
         options.kind = .offline
         options.storePath = OfflineStoreTests.temporaryPath("uncertain.store")
+        // One request per change, so the proxy can fault the one change by its URL (the same
+        // cases through $batch: UploadFaultTests).
+        options.uploadBatchSize = 1
         options.definingRequests = ["Categories"]
         options.limits.maxRetries = 0
         let (store, state, error) = try await OfflineStoreTests.opened(options)

@@ -204,9 +204,11 @@ final class TestServer: Sendable {
 
     /// Adds a fault rule on a fault proxy (see Tests/servers/README.md for the fields).
     func setFault(_ mode: String, count: Int? = nil, delayMilliseconds: Int? = nil,
-                  match: String? = nil, authorization: String? = nil) throws {
+                  match: String? = nil, authorization: String? = nil, status: Int? = nil, retryAfter: String? = nil) throws {
         var fields = ["\"mode\":\(Self.jsonString(mode))"]
         if let count { fields.append("\"count\":\(count)") }
+        if let status { fields.append("\"status\":\(status)") }
+        if let retryAfter { fields.append("\"retry_after\":\(Self.jsonString(retryAfter))") }
         if let delayMilliseconds { fields.append("\"delay_ms\":\(delayMilliseconds)") }
         if let match { fields.append("\"match\":\(Self.jsonString(match))") }
         if let authorization { fields.append("\"authorization\":\(Self.jsonString(authorization))") }

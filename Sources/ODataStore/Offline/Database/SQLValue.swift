@@ -22,7 +22,12 @@ extension SQLValue: CustomStringConvertible {
 extension String {
     /// Every occurrence of `target` replaced (no Foundation).
     func replacingAll(_ target: String, with replacement: String) -> String {
-        guard !target.isEmpty, contains(target) else { return self }
+        guard let first = target.utf8.first else { return self }
+        // Most strings (SQL names, keys) do not hold an ASCII target's first byte at all: a
+        // byte scan says so without the character-by-character search (for an ASCII target a
+        // missing byte means no match: no other character equals an ASCII one).
+        if target.utf8.allSatisfy({ $0 < 0x80 }), !utf8.contains(first) { return self }
+        guard contains(target) else { return self }
         var out = ""
         var rest = self[...]
         while let r = rest.firstRange(of: target) {

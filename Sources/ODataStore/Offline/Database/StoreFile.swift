@@ -92,6 +92,7 @@ final class StoreFile {
             } else {
                 try migrate(c)
             }
+            for s in SystemTables.indexes { try c.execute(s) }
             var ids: [String: Int64] = [:]
             for row in try c.rows("SELECT id, name FROM ods_tables") {
                 if case .integer(let id) = row[0], case .text(let name) = row[1] { ids[name] = id }

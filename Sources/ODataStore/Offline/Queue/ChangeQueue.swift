@@ -4,23 +4,37 @@
 struct ChangeQueue {
     let connection: SQLiteConnection
 
-    /// Appends a change and returns its id.
-    func append(_ c: QueuedChange) throws(SQLiteError) -> Int64 {
+    /// Appends a change and returns its id. `place`: the id it had before (a change of the
+    /// error archive queued again goes back to its place in the order, ahead of the changes
+    /// that waited behind it), when that id is free.
+    func append(_ c: QueuedChange, place: Int64? = nil) throws(SQLiteError) -> Int64 {
         let properties: SQLValue = c.properties.map { .text(JSONValue.array($0.map { .string($0) }).serialized()) } ?? .null
+        var id: SQLValue = .null
+        if let place, place > 0, try connection.scalar("SELECT 1 FROM ods_queue WHERE id = ?1", [.integer(place)]) == nil {
+            id = .integer(place)
+        }
         try connection.run("""
-            INSERT INTO ods_queue (created, mode, tbl, rid, path, properties, entity_key, parent_tbl, parent_rid, parent_nav,
+            INSERT INTO ods_queue (id, created, mode, tbl, rid, path, properties, entity_key, parent_tbl, parent_rid, parent_nav,
                                    etag, repeatability_id, first_sent)
-            VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, NULL)
+            VALUES (?13, ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, NULL)
             """, [.text(Timestamp.now()), .integer(c.operation.rawValue), .integer(c.table), .integer(c.rid), .text(c.path),
                   properties, c.entityKey.map { .text($0) } ?? .null, c.parentTable.map { .integer($0) } ?? .null,
                   c.parentRID.map { .integer($0) } ?? .null, c.parentNavigation.map { .text($0) } ?? .null,
-                  c.etag.map { .text($0) } ?? .null, .text(c.repeatabilityID)])
+                  c.etag.map { .text($0) } ?? .null, .text(c.repeatabilityID), id])
         return connection.lastInsertRowID
     }
 
     /// Every queued change, oldest first.
     func all() throws(SQLiteError) -> [QueuedChange] {
         try connection.rows("SELECT \(QueuedChange.columns) FROM ods_queue ORDER BY id").compactMap(QueuedChange.init)
+    }
+
+    /// The ids of every queued change, oldest first.
+    func ids() throws(SQLiteError) -> [Int64] {
+        try connection.rows("SELECT id FROM ods_queue ORDER BY id").compactMap { r in
+            if case .integer(let id) = r[0] { return id }
+            return nil
+        }
     }
 
     /// The queued changes of one row, oldest first.
@@ -51,6 +65,12 @@ struct ChangeQueue {
     /// Records the first attempt to send a change (kept across restarts: Repeatability-First-Sent).
     func markSent(id: Int64, at time: String) throws(SQLiteError) {
         try connection.run("UPDATE ods_queue SET first_sent = coalesce(first_sent, ?2) WHERE id = ?1", [.integer(id), .text(time)])
+    }
+
+    /// Forgets an attempt the service did not act on (it refused it before doing anything, or
+    /// it was never sent): the change is as if it had never been sent.
+    func clearSent(id: Int64) throws(SQLiteError) {
+        try connection.run("UPDATE ods_queue SET first_sent = NULL WHERE id = ?1", [.integer(id)])
     }
 
     /// Sets a deleted entity's key (after its create's local key was replaced).

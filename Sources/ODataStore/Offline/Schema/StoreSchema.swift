@@ -122,6 +122,22 @@ final class StoreSchema: Sendable {
         return out
     }
 
+    /// The foreign keys of `table`'s rows: column joins from its columns to the key columns
+    /// of other tables (what a change of a row carries the keys of), with the navigation
+    /// property whose referential constraint each one is.
+    func foreignKeys(from table: EntityTable) -> [(navigation: String, target: EntityTable, pairs: [(foreign: Column, key: Column)])] {
+        var out: [(navigation: String, target: EntityTable, pairs: [(foreign: Column, key: Column)])] = []
+        var seen: Set<String> = []
+        for key in links.keys.sorted() {
+            guard let link = links[key], link.source === table, case .columns(let pairs) = link.join,
+                  pairs.allSatisfy({ link.target.keyColumns.contains($0.target) }) else { continue }
+            let id = link.target.sqlName + "|" + pairs.map(\.source.sqlName).joined(separator: ",")
+            guard link.target !== table || !pairs.allSatisfy({ $0.source.isKey }), seen.insert(id).inserted else { continue }
+            out.append((link.name, link.target, pairs.map { (foreign: $0.source, key: $0.target) }))
+        }
+        return out
+    }
+
     /// Every statement that creates the tables and indexes (idempotent).
     var ddl: [String] {
         var out: [String] = []

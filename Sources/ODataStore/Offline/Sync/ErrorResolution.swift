@@ -54,7 +54,8 @@ extension OfflineEngine {
         return r
     }
 
-    /// Queues an archived change again (it leaves the archive). `body`, when given, is applied
+    /// Queues an archived change again (it leaves the archive), in its old place in the queue
+    /// (ahead of the changes that waited behind it). `body`, when given, is applied
     /// to the entity first as a local merge (the app's corrected data); `etag`, when given,
     /// replaces the If-Match the change carries (`*` sends it whatever the service's version).
     func retryError(id: Int64, body: String?, etag: String?) throws(ODataStoreError) {
@@ -85,7 +86,8 @@ extension OfflineEngine {
                 }
                 if let etag { change.etag = etag }
                 try archive.remove(id: id)
-                _ = try ChangeQueue(connection: c).append(change)
+                // Back to its place in the queue: changes that waited behind it stay behind it.
+                _ = try ChangeQueue(connection: c).append(change, place: change.id)
                 try Upload.refreshState(table: table, tableID: change.table, rid: change.rid, file: file)
             }
         }

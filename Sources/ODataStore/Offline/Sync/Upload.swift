@@ -1,48 +1,77 @@
 import Glibc
 
-/// Sends the upload queue to the service, one change at a time, in order.
+/// Sends the upload queue to the service, in order: in `$batch` requests of up to
+/// `uploadBatchSize` changes where the service has `$batch` (UploadBatch.swift), one request
+/// per change where it has not (a 404, 405 or 501 to `$batch`, remembered in the file for a
+/// day) or when `uploadBatchSize` is 1.
 ///
 /// Each change is built when it is sent, from its row as it is then (so keys the service gave
-/// earlier creates are in place), and goes through the online engine (the store's headers,
-/// authentication, CSRF tokens, retries of what is safe to repeat, error bodies) with
+/// earlier creates are in place), with the store's headers, authentication and CSRF token and
 /// `Repeatability-Request-ID` / `Repeatability-First-Sent` (OData 4.01): the first attempt's
 /// time is recorded in the file before the request leaves, and every later attempt of that
 /// change carries the same id.
 ///
 /// - Confirmed: the change leaves the queue, in one transaction with what the service
 ///   answered (a created entity's values and the key it gave, which replaces the local key
-///   in the row, in foreign keys pointing at it and in queued deletes; the new ETag).
+///   in the row, in foreign keys pointing at it and in queued deletes; the new ETag, which
+///   later queued changes of the entity made before it was known take over). A `$batch`'s
+///   answers are recorded in one transaction.
 /// - Refused (a 4xx): the change moves to the error archive (`ods_errors`) and its row is
 ///   marked `error`; later changes of the same entity wait (they stay queued) until the app
-///   resolves the archived one; the other changes go on.
-/// - The service unreachable, a 5xx after the transport's retries, a cancel: the upload stops;
-///   nothing is lost, and the next upload resumes with the same change.
-/// - Exactly once: a change sent before whose answer never came (a kill, a lost connection) is
-///   sent again with the same Repeatability-Request-ID. Where that is not enough, it is
-///   checked instead: a create with the app's key that gets 409, a change that gets 412 and a
-///   delete that gets 404 are read back; a create of an entity the service keys is NOT sent
-///   again (the service may have made it already; one that ignores Repeatability would make a
-///   second): it goes to the error archive as "uncertain" for the app to check and resolve.
+///   resolves the archived one, and so do creates under it and changes whose foreign keys
+///   need its key while that key is still a local one; the other changes go on.
+/// - Not acted on (429, 503, 408): sent again after `Retry-After` (at most `max_retries`
+///   times); then the upload stops and the change stays queued as if never sent.
+/// - The service unreachable or refusing the credentials: the upload stops; nothing is lost.
+/// - No answer, or an answer that does not say (a broken connection, a 5xx, a `$batch` answer
+///   cut short), a cancel: the upload stops; the change stays queued with its first attempt
+///   recorded and is sent again by the next upload.
+/// - Exactly once: a change sent before whose answer never came is sent again with the same
+///   Repeatability-Request-ID. Where a service ignores that, it is checked instead: a create
+///   with the app's key answered 409 and an update answered 412 are read back (the service's
+///   entity has what the change sent: confirmed; otherwise archived), a delete answered 404
+///   is done; a create of an entity the service keys is NOT sent again (the service may have
+///   made it already; one that ignores Repeatability would make a second): it goes to the
+///   error archive as "uncertain" for the app to check and resolve.
 ///
 /// Threading: `start` and `cancel` from any thread; the work hops between the transport's
 /// thread and the database queue; the completion runs once, on the database queue.
 final class Upload: Sendable {
     let session: ServiceSession
+    /// For read-backs (GETs of entities whose change was sent again).
     let online: OnlineEngine
     let store: OfflineDatabase
     let progress: (@Sendable (UploadProgress) -> Void)?
-    private let state = Locked(State())
+    let state = Locked(State())
 
-    private struct State {
+    typealias Finish = @Sendable (Result<Void, ODataStoreError>) -> Void
+
+    struct State {
         var cancelled = false
+        /// The transfer in flight and a read-back in flight, for `cancel`.
+        var transfer: UInt64?
         var task: (any EngineTask)?
         var finished = false
         var sent = 0
         var failed = 0
         var confirmed = 0
         var total = 0
-        /// Rows whose change was refused in this upload: their later changes wait.
-        var blocked: Set<String> = []
+        /// Rows whose change was refused, or waits, in this upload: their later changes wait.
+        var blocked: Set<UploadRowKey> = []
+        /// The queue as it was when the upload started, and how far the upload got in it.
+        var ids: [Int64] = []
+        var cursor = 0
+        /// Changes to send again before the rest (rolled back with the refused change of their
+        /// changeset, or not answered), in queue order.
+        var again: [Int64] = []
+        /// Changes to send one request each (a refused changeset that did not say which change failed).
+        var alone: Set<Int64> = []
+        /// Send `$batch` requests.
+        var batches = false
+        /// Rounds in which the service deferred changes inside a `$batch` (429, 503).
+        var deferredRounds = 0
+        /// Wait before the next request (the service deferred changes and said how long).
+        var pauseMilliseconds = 0
     }
 
     init(session: ServiceSession, online: OnlineEngine, store: OfflineDatabase, progress: (@Sendable (UploadProgress) -> Void)?) {
@@ -52,10 +81,12 @@ final class Upload: Sendable {
         self.progress = progress
     }
 
+    static let cancelled = ODataStoreError(.cancelled, "the upload was cancelled")
+
     func start(_ completion: @escaping @Sendable (Result<UploadResult, ODataStoreError>) -> Void) {
-        let finish: @Sendable (Result<Void, ODataStoreError>) -> Void = { [self] outcome in
+        let finish: Finish = { [self] outcome in
             let (first, result) = state.withLock { s -> (Bool, UploadResult) in
-                defer { s.finished = true; s.task = nil }  // the last task holds a closure that holds self
+                defer { s.finished = true }
                 return (!s.finished, UploadResult(confirmed: s.confirmed, failed: s.failed, remaining: 0))
             }
             guard first else { return }
@@ -70,12 +101,15 @@ final class Upload: Sendable {
         let queued = store.queue.async { [self] in
             do throws(ODataStoreError) {
                 let file = try store.requireFile()
-                let changes: [QueuedChange]
-                do throws(SQLiteError) { changes = try ChangeQueue(connection: file.connection).all() } catch {
-                    throw error.storeError("cannot read the upload queue")
+                let ids = try sql { () throws(SQLiteError) in try ChangeQueue(connection: file.connection).ids() }
+                var batches = session.options.uploadBatchSize > 1
+                if batches { batches = try batchSupported(file) }
+                state.withLock { s in
+                    s.ids = ids
+                    s.total = ids.count
+                    s.batches = batches
                 }
-                state.withLock { $0.total = changes.count }
-                next(changes.map(\.id), 0, finish)
+                run(finish)
             } catch {
                 finish(.failure(error))
             }
@@ -84,228 +118,403 @@ final class Upload: Sendable {
     }
 
     func cancel() {
-        let task: (any EngineTask)? = state.withLock { s in
+        let (transfer, task): (UInt64?, (any EngineTask)?) = state.withLock { s in
             s.cancelled = true
-            return s.task
+            return (s.transfer, s.task)
         }
+        if let transfer { session.transport.cancel(transfer) }
         task?.cancel()
     }
 
-    // MARK: - One change (on the database queue)
+    // MARK: - The loop (database queue)
 
-    private func next(_ ids: [Int64], _ index: Int, _ finish: @escaping @Sendable (Result<Void, ODataStoreError>) -> Void) {
-        guard index < ids.count else { return finish(.success(())) }
-        if state.withLock({ $0.cancelled }) { return finish(.failure(ODataStoreError(.cancelled, "the upload was cancelled"))) }
+    /// Sends the next request: a `$batch`, or one change. Changes that are skipped (resolved
+    /// meanwhile, waiting, archived as uncertain) are passed over in this loop, never by
+    /// recursion, so a long run of them costs no stack.
+    func run(_ finish: @escaping Finish) {
         do throws(ODataStoreError) {
-            let file = try store.requireFile()
-            let queue = ChangeQueue(connection: file.connection)
-            guard let change = try sql({ () throws(SQLiteError) in try queue.change(id: ids[index]) }) else {
-                return next(ids, index + 1, finish)  // resolved meanwhile (a delete cancelled it)
-            }
-            guard let table = file.table(id: change.table) else {
-                throw ODataStoreError(.error, "queued change \(change.id) names an unknown table")
-            }
-            let rowKey = "\(change.table)|\(change.rid)"
-            let currentState = try rowState(file, table, change.rid)
-            if state.withLock({ $0.blocked.contains(rowKey) }) || currentState == .error {
-                // Waits behind a refused change of the same entity.
-                state.withLock { $0.blocked.insert(rowKey) }
-                return next(ids, index + 1, finish)
-            }
-            let hasLocalKey = try sql { () throws(SQLiteError) in
-                try file.connection.scalar("SELECT 1 FROM ods_local_keys WHERE tbl = ?1 AND rid = ?2 AND server_key IS NULL",
-                                           [.integer(change.table), .integer(change.rid)]) != nil
-            }
-            let request = try build(change, table: table, file: file, localKey: hasLocalKey)
-            if change.operation == .create, hasLocalKey, change.firstSent != nil {
-                try archive(change, table: table, file: file, method: request.method, body: request.body, status: 0, code: "uncertain",
-                            message: "this create was sent before and its answer never arrived: the service may have created the entity already (it gives the key, so sending it again could create a second one). Check the service, then retry or revert this change.")
-                return next(ids, index + 1, finish)
-            }
-            let sentAt = change.firstSent ?? HTTPDate.now()
-            try sql { () throws(SQLiteError) in try queue.markSent(id: change.id, at: sentAt) }
-            send(change, request, table: table, repeated: change.firstSent != nil, firstSent: sentAt) { [self] outcome in
-                let queued = store.queue.async { [self] in
-                    do throws(ODataStoreError) {
-                        switch try answered(change, request, table: table, outcome: outcome, repeated: change.firstSent != nil) {
-                        case .proceed:
-                            next(ids, index + 1, finish)
-                        case .stop:
-                            finish(.failure(outcome.failureError ?? ODataStoreError(.error, "upload stopped")))
-                        case .verify(let path, let refusal):
-                            verify(change, request, table: table, path: path, refusal: refusal) { [self] go in
-                                if go { next(ids, index + 1, finish) } else {
-                                    finish(.failure(ODataStoreError(.error, "upload stopped")))
-                                }
-                            }
-                        }
-                    } catch {
-                        finish(.failure(error))
-                    }
+            while true {
+                if state.withLock({ $0.cancelled }) { return finish(.failure(Self.cancelled)) }
+                guard let id = peek() else { return finish(.success(())) }
+                let file = try store.requireFile()
+                let (batches, alone) = state.withLock { ($0.batches, $0.alone.contains(id)) }
+                if batches && !alone {
+                    let plan = try plan(file)
+                    if plan.isEmpty { continue }
+                    try markSent(plan.requests, file)
+                    return sendBatch(plan, finish)
                 }
-                if !queued { finish(.failure(ODataStoreError(.closed, "the store was closed during the upload"))) }
+                take()
+                guard case .send(let change, let table, let localKey, _) = try prepare(id, file) else { continue }
+                let request = try builder(file).build(change, table: table, localKey: localKey, firstSent: change.firstSent ?? HTTPDate.now())
+                try markSent([request], file)
+                return sendSingle(request, finish)
             }
         } catch {
             finish(.failure(error))
         }
     }
 
-    /// The HTTP side of a change.
-    struct Outgoing: Sendable {
-        var mode: RequestMode
-        var method: String
-        var path: String
-        var body: String?
-        /// A created entity's local key properties (left out of the body: the service keys it).
+    /// The next change to consider: one to send again first, else the next of the queue.
+    func peek() -> Int64? {
+        state.withLock { s in s.again.first ?? (s.cursor < s.ids.count ? s.ids[s.cursor] : nil) }
+    }
+
+    func take() {
+        state.withLock { s in
+            if !s.again.isEmpty { s.again.removeFirst() } else { s.cursor += 1 }
+        }
+    }
+
+    /// Puts changes back to be sent again before the rest (`alone`: one request each).
+    func again(_ requests: [ChangeRequest], alone: Bool = false) {
+        guard !requests.isEmpty else { return }
+        let ids = requests.map(\.change.id)
+        state.withLock { s in
+            s.again = (s.again + ids).sorted()
+            if alone { s.alone.formUnion(ids) }
+        }
+    }
+
+    func builder(_ file: StoreFile) -> ChangeRequestBuilder {
+        let service = session.state
+        return ChangeRequestBuilder(file: file, version: service.version ?? .v4, model: service.model, serviceRoot: session.serviceRoot,
+                                    schema: service.schema)
+    }
+
+    // MARK: - What to do with a change (database queue)
+
+    /// An entity a change needs: the parent a create goes under, or the target of a foreign key
+    /// it sends.
+    struct Reference {
+        var row: UploadRowKey
+        var isParent: Bool
+        /// Its key is still a local one (its create is not confirmed yet).
         var localKey: Bool
+        /// A foreign key: the navigation property it is the constraint of, and its properties.
+        var navigation: String? = nil
+        var properties: [String] = []
     }
 
-    private func build(_ change: QueuedChange, table: EntityTable, file: StoreFile, localKey: Bool) throws(ODataStoreError) -> Outgoing {
-        let version = session.odataVersion ?? .v4
-        switch change.operation {
-        case .delete:
-            guard let keyText = change.entityKey, case .object(let key)? = try? JSONValue.parse(keyText) else {
-                throw ODataStoreError(.error, "queued delete \(change.id) has no key")
-            }
-            let values = table.keyColumns.map { c -> SQLValue in
-                (try? LocalWrite.sqlKey(key[c.pathText], c)) ?? .null
-            }
-            return Outgoing(mode: .delete, method: "DELETE", path: KeyPredicate.path(table, values, version: version), body: nil, localKey: false)
-        case .create, .merge, .replace:
-            let json = try sql { () throws(SQLiteError) in try LocalWrite.entityJSON(table, rid: change.rid, file: file, serviceRoot: session.serviceRoot) }
-            guard case .object(let row)? = try? JSONValue.parse(json) else {
-                throw ODataStoreError(.error, "queued change \(change.id): its entity is no longer in the store")
-            }
-            var body = JSONObject()
-            for m in row where !m.key.hasPrefix("@") {
-                if change.operation == .create, localKey, table.keyColumns.contains(where: { $0.pathText == m.key }) { continue }
-                if change.operation == .create, m.value == .null { continue }
-                if change.operation == .merge, let p = change.properties, !p.contains(m.key) { continue }
-                body[m.key] = m.value
-            }
-            if let type = row["@odata.type"] { body["@odata.type"] = type }
-            if change.operation == .create {
-                var path = table.entitySet
-                if let parentTable = change.parentTable, let parentRID = change.parentRID, let nav = change.parentNavigation,
-                   let parent = file.table(id: parentTable) {
-                    let key = try sql { () throws(SQLiteError) in try LocalWrite.keyValues(of: parentRID, table: parent, connection: file.connection) }
-                    path = KeyPredicate.path(parent, key, version: version) + "/" + nav
-                }
-                return Outgoing(mode: .create, method: "POST", path: path, body: JSONValue.object(body).serialized(), localKey: localKey)
-            }
-            let key = try sql { () throws(SQLiteError) in try LocalWrite.keyValues(of: change.rid, table: table, connection: file.connection) }
-            let mode: RequestMode = change.operation == .replace ? .updatePut : .updateMerge
-            return Outgoing(mode: mode, method: change.operation == .replace ? "PUT" : (version == .v2 ? "MERGE" : "PATCH"),
-                            path: KeyPredicate.path(table, key, version: version), body: JSONValue.object(body).serialized(), localKey: false)
+    enum Preparation {
+        /// Resolved meanwhile, waiting behind a refused change, or archived as uncertain.
+        case skip
+        case send(QueuedChange, EntityTable, localKey: Bool, references: [Reference])
+    }
+
+    func prepare(_ id: Int64, _ file: StoreFile) throws(ODataStoreError) -> Preparation {
+        let queue = ChangeQueue(connection: file.connection)
+        guard let change = try sql({ () throws(SQLiteError) in try queue.change(id: id) }) else {
+            return .skip  // resolved meanwhile (a delete cancelled it)
+        }
+        guard let table = file.table(id: change.table) else {
+            throw ODataStoreError(.error, "queued change \(change.id) names an unknown table")
+        }
+        let row = UploadRowKey(table: change.table, rid: change.rid)
+        if try waits(row, table: table, file) {
+            // Waits behind a refused change of the same entity.
+            state.withLock { _ = $0.blocked.insert(row) }
+            return .skip
+        }
+        let references = try references(of: change, table: table, file: file)
+        for r in references where r.localKey {
+            guard let t = file.table(id: r.row.table), try waits(r.row, table: t, file) else { continue }
+            // Its parent's create, or the entity whose key it needs, was refused: that key is
+            // not known. It waits (and so do the later changes of its entity).
+            state.withLock { _ = $0.blocked.insert(row) }
+            return .skip
+        }
+        let localKey = try hasLocalKey(row, file)
+        if change.operation == .create, localKey, change.firstSent != nil {
+            let request = try builder(file).build(change, table: table, localKey: true, firstSent: change.firstSent ?? "")
+            try record([(request, .refused(ODataStoreError(.error, "this create was sent before and its answer never arrived: the service may have created the entity already (it gives the key, so sending it again could create a second one). Check the service, then retry or revert this change.")))],
+                       restore: [], file)
+            return .skip
+        }
+        return .send(change, table, localKey: localKey, references: references)
+    }
+
+    private func waits(_ row: UploadRowKey, table: EntityTable, _ file: StoreFile) throws(ODataStoreError) -> Bool {
+        if state.withLock({ $0.blocked.contains(row) }) { return true }
+        return try rowState(file, table, row.rid) == .error
+    }
+
+    private func hasLocalKey(_ row: UploadRowKey, _ file: StoreFile) throws(ODataStoreError) -> Bool {
+        try sql { () throws(SQLiteError) in
+            try file.connection.scalar("SELECT 1 FROM ods_local_keys WHERE tbl = ?1 AND rid = ?2 AND server_key IS NULL",
+                                       [.integer(row.table), .integer(row.rid)]) != nil
         }
     }
 
-    indirect enum Outcome: Sendable {
-        case success(Response)
-        case failure(RequestFailure)
+    /// The entities a change's request names or carries the key of: the parent of a create
+    /// through a navigation, and the targets of the foreign keys it sends.
+    private func references(of change: QueuedChange, table: EntityTable, file: StoreFile) throws(ODataStoreError) -> [Reference] {
+        var out: [Reference] = []
+        if change.operation == .create, let parentTable = change.parentTable, let parentRID = change.parentRID {
+            let row = UploadRowKey(table: parentTable, rid: parentRID)
+            out.append(Reference(row: row, isParent: true, localKey: try hasLocalKey(row, file)))
+        }
+        guard change.operation != .delete else { return out }
+        for (navigation, target, pairs) in file.schema.foreignKeys(from: table) {
+            if change.operation == .merge, let sent = change.properties,
+               !pairs.contains(where: { sent.contains($0.foreign.path.first ?? "") }) { continue }
+            let columns = target.keyColumns.compactMap { k in pairs.first { $0.key == k }?.foreign }
+            guard columns.count == target.keyColumns.count else { continue }
+            let found: Int64? = try sql { () throws(SQLiteError) -> Int64? in
+                let values = try file.connection.rows(
+                    "SELECT " + columns.map(\.quoted).joined(separator: ", ") + " FROM \(table.quoted) WHERE \(SQLName.quote(EntityTable.ridColumn)) = ?1",
+                    [.integer(change.rid)]).first ?? []
+                guard values.count == columns.count, !values.contains(.null) else { return nil }
+                return try LocalWrite.row(target, key: values, connection: file.connection)?.rid
+            }
+            guard let rid = found else { continue }
+            let row = UploadRowKey(table: file.tableID(target), rid: rid)
+            out.append(Reference(row: row, isParent: false, localKey: try hasLocalKey(row, file), navigation: navigation,
+                                 properties: columns.map(\.pathText)))
+        }
+        return out
+    }
 
-        var failureError: ODataStoreError? {
-            if case .failure(let f) = self { return f.error }
-            return nil
+    /// Records the first attempt of changes about to be sent (one transaction).
+    func markSent(_ requests: [ChangeRequest], _ file: StoreFile) throws(ODataStoreError) {
+        let unsent = requests.filter { $0.change.firstSent == nil }
+        guard !unsent.isEmpty else { return }
+        let c = file.connection
+        try c.storeTransaction("cannot record the upload's start") {
+            let queue = ChangeQueue(connection: c)
+            for r in unsent { try queue.markSent(id: r.change.id, at: r.firstSent) }
         }
     }
 
-    /// Sends one change through the online engine (any thread).
-    private func send(_ change: QueuedChange, _ out: Outgoing, table: EntityTable, repeated: Bool, firstSent: String,
-                      _ done: @escaping @Sendable (Outcome) -> Void) {
+    // MARK: - One change, one request
+
+    private func sendSingle(_ request: ChangeRequest, _ finish: @escaping Finish) {
+        let service = session.state
         let url: String
         do {
-            url = try RequestURL.make(serviceRoot: session.serviceRoot, path: out.path)
+            url = try RequestURL.make(serviceRoot: session.serviceRoot, path: request.path)
         } catch {
-            return done(.failure(RequestFailure(error: error)))
+            // Never sent.
+            if let file = try? store.requireFile() { _ = try? record([], restore: [request], file) }
+            return finish(.failure(error))
         }
-        var headers: [(name: String, value: String)] = [("Repeatability-Request-ID", change.repeatabilityID),
-                                                         ("Repeatability-First-Sent", firstSent)]
-        if out.mode == .create { headers.append(("Prefer", "return=representation")) }
-        let job = RequestJob(id: 0, mode: out.mode, path: out.path, url: url, body: out.body, headers: headers,
-                             etag: out.mode == .create ? nil : change.etag, paging: .none, timeoutMilliseconds: 0)
-        let task = online.execute(job) { result in
+        let headers = session.merged(session.baseHeaders(version: service.version ?? .v4) + request.headers, [])
+        let http = HTTPRequest(method: request.method, url: url, headers: headers, body: request.body,
+                               timeoutMilliseconds: session.timeout(0))
+        sendSingle(request, http, attempt: 0, delay: takePause(), finish)
+    }
+
+    private func sendSingle(_ request: ChangeRequest, _ http: HTTPRequest, attempt: Int, delay: Int, _ finish: @escaping Finish) {
+        exchange(http, delay: delay) { [self] result in
+            let answer: ChangeAnswer
             switch result {
-            case .success(let r): done(.success(r))
-            case .failure(let f): done(.failure(f))
+            case .success(let r):
+                answer = ChangeAnswer.from(status: r.status, headerFields: r.headerFields, body: r.body, request: request,
+                                           service: session.state, maxErrorText: session.options.limits.maxErrorMessageBytes)
+            case .failure(let e):
+                answer = ChangeAnswer.from(e, request: request.what)
+            }
+            onQueue(finish) { [self] () throws(ODataStoreError) in
+                let file = try store.requireFile()
+                switch answer {
+                case .confirmed, .refused:
+                    let readBacks = try record([(request, answer)], restore: [], file)
+                    readBack(readBacks, finish) { [self] in run(finish) }
+                case .deferred(let e, let retryAfter):
+                    if !state.withLock({ $0.cancelled }),
+                       let d = session.retryPolicy.delayAfterRefusal(status: e.httpStatus, retryAfter: retryAfter, retry: attempt) {
+                        return sendSingle(request, http, attempt: attempt + 1, delay: d, finish)
+                    }
+                    _ = try record([], restore: [request], file)
+                    finish(.failure(e))
+                case .notDone(let e):
+                    _ = try record([], restore: [request], file)
+                    finish(.failure(e))
+                case .unknown(let e):
+                    finish(.failure(e))
+                }
+            }
+        }
+    }
+
+    /// One HTTP exchange of the upload (any thread), cancellable through `cancel`.
+    func exchange(_ request: HTTPRequest, delay: Int, _ done: @escaping @Sendable (Result<HTTPResponse, HTTPTransportError>) -> Void) {
+        session.sendChange(request, delayMilliseconds: delay, record: { [self] id in
+            let cancelled: Bool = state.withLock { s in
+                s.transfer = id
+                return s.cancelled
+            }
+            if cancelled { session.transport.cancel(id) }
+        }) { [self] result in
+            state.withLock { $0.transfer = nil }
+            done(result)
+        }
+    }
+
+    /// Runs `body` on the database queue; a failure (or a closed store) finishes the upload.
+    func onQueue(_ finish: @escaping Finish, _ body: @escaping @Sendable () throws(ODataStoreError) -> Void) {
+        let queued = store.queue.async {
+            do throws(ODataStoreError) { try body() } catch { finish(.failure(error)) }
+        }
+        if !queued { finish(.failure(ODataStoreError(.closed, "the store was closed during the upload"))) }
+    }
+
+    func takePause() -> Int {
+        state.withLock { s in
+            defer { s.pauseMilliseconds = 0 }
+            return s.pauseMilliseconds
+        }
+    }
+
+    // MARK: - Answers (database queue)
+
+    /// Records confirmed and refused changes in one transaction and puts the first-attempt
+    /// mark of `restore` back as it was (the service did not act on them). Returns the refused
+    /// changes that are read back before they are archived (a repeat whose first attempt may
+    /// have worked). Progress is reported after the commit, one change at a time.
+    @discardableResult
+    func record(_ answered: [(ChangeRequest, ChangeAnswer)], restore: [ChangeRequest], _ file: StoreFile,
+                readBack: Bool = true) throws(ODataStoreError) -> [(ChangeRequest, ODataStoreError)] {
+        var readBacks: [(ChangeRequest, ODataStoreError)] = []
+        var outcomes: [(failed: Bool, row: UploadRowKey)] = []
+        let c = file.connection
+        // One writer for the transaction: it prepares its statements once.
+        let writer = EntityWriter(file: file, requestID: 0)
+        try c.storeTransaction("cannot record the service's answers") {
+            for (r, answer) in answered {
+                switch answer {
+                case .confirmed(let response):
+                    try confirm(r, response, file, writer)
+                    outcomes.append((false, r.rowKey))
+                case .refused(let e):
+                    if r.change.operation == .delete && e.httpStatus == 404 {
+                        // Gone already (or deleted by the first attempt): what the change wanted.
+                        try confirm(r, Response(status: 204), file, writer)
+                        outcomes.append((false, r.rowKey))
+                    } else if readBack, Self.needsReadBack(r, e) {
+                        readBacks.append((r, e))
+                    } else {
+                        try archive(r, e, file)
+                        outcomes.append((true, r.rowKey))
+                    }
+                default:
+                    break
+                }
+            }
+            let queue = ChangeQueue(connection: c)
+            for r in restore where r.change.firstSent == nil { try queue.clearSent(id: r.change.id) }
+        }
+        for o in outcomes {
+            state.withLock { s in
+                s.sent += 1
+                if o.failed {
+                    s.failed += 1
+                    s.blocked.insert(o.row)
+                } else {
+                    s.confirmed += 1
+                }
+            }
+            report()
+        }
+        return readBacks
+    }
+
+    /// A repeat refused in a way its own first attempt would cause: a create with the app's
+    /// key answered 409 (it exists: made by that attempt?), an update answered 412 (the ETag
+    /// moved on: by that attempt?).
+    static func needsReadBack(_ r: ChangeRequest, _ e: ODataStoreError) -> Bool {
+        guard r.repeated else { return false }
+        switch r.change.operation {
+        case .create: return !r.localKey && e.httpStatus == 409
+        case .merge, .replace: return e.httpStatus == 412
+        case .delete: return false
+        }
+    }
+
+    /// Reads back, one after the other, entities whose repeated change was refused: the
+    /// service's entity has what the change sent: confirmed with it; it has not (or is gone):
+    /// archived with the service's refusal. Then `then`.
+    func readBack(_ items: [(ChangeRequest, ODataStoreError)], _ finish: @escaping Finish, then: @escaping @Sendable () -> Void) {
+        guard let first = items.first else { return then() }
+        let (r, refusal) = first
+        let rest = Array(items.dropFirst())
+        let path: String
+        let url: String
+        do throws(ODataStoreError) {
+            let file = try store.requireFile()
+            let key = try sql { () throws(SQLiteError) in try LocalWrite.keyValues(of: r.change.rid, table: r.table, connection: file.connection) }
+            path = KeyPredicate.path(r.table, key, version: session.state.version)
+            url = try RequestURL.make(serviceRoot: session.serviceRoot, path: path)
+        } catch {
+            return finish(.failure(error))
+        }
+        let job = RequestJob(id: 0, mode: .read, path: path, url: url, body: nil, headers: [], etag: nil, paging: .none, timeoutMilliseconds: 0)
+        let task = online.execute(job) { [self] result in
+            onQueue(finish) { [self] () throws(ODataStoreError) in
+                let file = try store.requireFile()
+                switch result {
+                case .success(let response):
+                    if let sent = r.entity, case .object(let server)? = try? JSONValue.parse(response.json), ReadBack.matches(sent: sent, server: server) {
+                        var confirmed = response
+                        if r.change.operation != .create { confirmed.json = "" }  // keep the row: only its ETag changes
+                        try record([(r, .confirmed(confirmed))], restore: [], file)
+                    } else {
+                        var e = refusal
+                        e.message += " (this change was sent again after an answer that never came; read back, the service's entity does not have what it sent)"
+                        try record([(r, .refused(e))], restore: [], file, readBack: false)
+                    }
+                case .failure(let f):
+                    guard f.error.httpStatus == 404 else { return finish(.failure(f.error)) }
+                    try record([(r, .refused(refusal))], restore: [], file, readBack: false)
+                }
+                readBack(rest, finish, then: then)
             }
         }
         let cancelled: Bool = state.withLock { s in
-            // The task may have completed already (a closed transport answers at once) and the
-            // upload finished: keeping it then would hold the Upload through its completion.
-            if !s.finished { s.task = task }
+            s.task = task
             return s.cancelled
         }
         if cancelled { task?.cancel() }
     }
 
-    /// What follows the service's answer to a change.
-    enum Next: Sendable {
-        /// On to the next change.
-        case proceed
-        /// The upload stops here (the service unreachable, a 5xx, a cancel).
-        case stop
-        /// The refusal may mean an earlier attempt worked: read the entity at `path` back.
-        case verify(path: String, refusal: ODataStoreError)
-    }
-
-    /// Applies the service's answer to a change (database queue).
-    private func answered(_ change: QueuedChange, _ out: Outgoing, table: EntityTable, outcome: Outcome,
-                          repeated: Bool) throws(ODataStoreError) -> Next {
-        let file = try store.requireFile()
-        switch outcome {
-        case .success(let response):
-            try confirm(change, out, table: table, response: response, file: file)
-            return .proceed
-        case .failure(let f):
-            let status = f.error.httpStatus
-            guard (400..<500).contains(status) else { return .stop }
-            // An earlier attempt (a previous upload, or a retry of this one after a lost
-            // answer) may have been applied: a delete that finds nothing is done; an update
-            // refused for its ETag and a create with the app's key refused as existing are
-            // read back and count as done when the service has what was sent.
-            switch (change.operation, status) {
-            case (.delete, 404):
-                try confirm(change, out, table: table, response: Response(status: 204), file: file)
-                return .proceed
-            case (.merge, 412), (.replace, 412):
-                return .verify(path: out.path, refusal: f.error)
-            case (.create, 409) where !out.localKey:
-                let key = try sql { () throws(SQLiteError) in try LocalWrite.keyValues(of: change.rid, table: table, connection: file.connection) }
-                return .verify(path: KeyPredicate.path(table, key, version: session.odataVersion ?? .v4), refusal: f.error)
-            default:
-                break
-            }
-            try archive(change, table: table, file: file, method: out.method, body: out.body, status: status,
-                        code: f.error.odataCode, message: f.error.message)
-            return .proceed
-        }
-    }
-
-    /// A change the service confirmed leaves the queue with what the service answered.
-    func confirm(_ change: QueuedChange, _ out: Outgoing, table: EntityTable, response: Response, file: StoreFile) throws(ODataStoreError) {
+    /// A change the service confirmed leaves the queue with what the service answered (inside
+    /// the caller's transaction).
+    private func confirm(_ r: ChangeRequest, _ response: Response, _ file: StoreFile, _ writer: EntityWriter) throws {
         let c = file.connection
-        try c.storeTransaction("cannot record the service's answer") {
-                let queue = ChangeQueue(connection: c)
-                if change.operation == .create, !response.json.isEmpty,
-                   case .object(var entity)? = try? JSONValue.parse(response.json) {
-                    if out.localKey {
-                        try replaceLocalKey(table: table, rid: change.rid, serverEntity: entity, file: file)
-                    }
-                    entity["@odata.etag"] = response.etag.map { .string($0) } ?? entity["@odata.etag"]
-                    try EntityWriter.upsert(JSONValue.object(entity).serialized(), table: table, file: file)
-                } else if change.operation != .delete, let etag = response.etag {
-                    try c.run("UPDATE \(table.quoted) SET \(SQLName.quote(EntityTable.etagColumn)) = ?2 WHERE \(SQLName.quote(EntityTable.ridColumn)) = ?1",
-                              [.integer(change.rid), .text(etag)])
+        let change = r.change
+        let table = r.table
+        var etag = response.etag
+        if change.operation == .create, !response.json.isEmpty, case .object(var entity)? = try? JSONValue.parse(response.json) {
+            if r.localKey {
+                try replaceLocalKey(table: table, rid: change.rid, serverEntity: entity, file: file)
+            }
+            if etag == nil, case .string(let e)? = entity["@odata.etag"] { etag = e }
+            if let etag { entity["@odata.etag"] = .string(etag) }
+            // The app may have changed the entity while the create was on its way: what its
+            // queued changes set stays (they send it next); a local delete stays deleted.
+            let later = try ChangeQueue(connection: c).changes(table: change.table, rid: change.rid).filter { $0.id != change.id }
+            let exists = !(try LocalWrite.keyValues(of: change.rid, table: table, connection: c)).isEmpty
+            if exists && !later.contains(where: { $0.operation == .delete }) {
+                if later.contains(where: { $0.operation == .replace }) {
+                    entity = JSONObject(entity.filter { m in m.key.hasPrefix("@") || table.keyColumns.contains { $0.pathText == m.key } })
+                } else {
+                    let kept = Set(later.flatMap { $0.properties ?? [] })
+                    entity = JSONObject(entity.filter { !kept.contains($0.key) })
                 }
-                try queue.remove(id: change.id)
-                try Self.refreshState(table: table, tableID: change.table, rid: change.rid, file: file)
+                _ = try writer.writePage(JSONValue.object(entity).serialized(), table: table, expand: .none, isCollection: false)
+            }
+        } else if change.operation != .delete, let etag {
+            try c.run("UPDATE \(table.quoted) SET \(SQLName.quote(EntityTable.etagColumn)) = ?2 WHERE \(SQLName.quote(EntityTable.ridColumn)) = ?1",
+                      [.integer(change.rid), .text(etag)])
         }
-        state.withLock { s in
-            s.sent += 1
-            s.confirmed += 1
+        if change.operation != .delete, let etag {
+            // Changes of the entity queued while this one was on its way were made on the
+            // version this one replaced: they go with the version the service answered.
+            try c.run("UPDATE ods_queue SET etag = ?3 WHERE tbl = ?1 AND rid = ?2 AND id > ?4 AND etag IS ?5",
+                      [.integer(change.table), .integer(change.rid), .text(etag), .integer(change.id), change.etag.map { .text($0) } ?? .null])
         }
-        report()
+        try ChangeQueue(connection: c).remove(id: change.id)
+        try Self.refreshState(table: table, tableID: change.table, rid: change.rid, file: file)
     }
 
     /// Puts the service's key in place of a local one: the row, foreign keys that point at
@@ -320,6 +529,14 @@ final class Upload: Sendable {
             new.append(v)
             keyJSON[col.pathText] = LocalWrite.json(v, column: col)
         }
+        let tableID = file.tableID(table)
+        try c.run("UPDATE ods_local_keys SET server_key = ?3 WHERE tbl = ?1 AND rid = ?2",
+                  [.integer(tableID), .integer(rid), .text(JSONValue.object(keyJSON).serialized())])
+        for queued in try ChangeQueue(connection: c).changes(table: tableID, rid: rid) where queued.operation == .delete {
+            try ChangeQueue(connection: c).setEntityKey(id: queued.id, JSONValue.object(keyJSON).serialized())
+        }
+        // Deleted locally while its create was on its way: the queued delete has the key now.
+        guard old.count == new.count else { return }
         let sets = table.keyColumns.enumerated().map { "\($0.element.quoted) = ?\($0.offset + 2)" }.joined(separator: ", ")
         try c.run("UPDATE \(table.quoted) SET \(sets) WHERE \(SQLName.quote(EntityTable.ridColumn)) = ?1", [.integer(rid)] + new)
         for (dependent, pairs) in file.schema.foreignKeys(to: table) {
@@ -335,32 +552,23 @@ final class Upload: Sendable {
             guard !assignments.isEmpty else { continue }
             try c.run("UPDATE \(dependent.quoted) SET \(assignments.joined(separator: ", ")) WHERE \(conditions.joined(separator: " AND "))", values)
         }
-        let tableID = file.tableID(table)
-        try c.run("UPDATE ods_local_keys SET server_key = ?3 WHERE tbl = ?1 AND rid = ?2",
-                  [.integer(tableID), .integer(rid), .text(JSONValue.object(keyJSON).serialized())])
-        for queued in try ChangeQueue(connection: c).changes(table: tableID, rid: rid) where queued.operation == .delete {
-            try ChangeQueue(connection: c).setEntityKey(id: queued.id, JSONValue.object(keyJSON).serialized())
-        }
     }
 
-    /// Moves a refused change to the error archive; its row is marked `error`.
-    func archive(_ change: QueuedChange, table: EntityTable, file: StoreFile, method: String, body: String?,
-                         status: Int, code: String?, message: String) throws(ODataStoreError) {
+    /// Moves a refused change to the error archive; its row is marked `error` (inside the
+    /// caller's transaction).
+    /// A refusal without an HTTP status is a create archived as uncertain (never sent again).
+    private func archive(_ r: ChangeRequest, _ e: ODataStoreError, _ file: StoreFile) throws(SQLiteError) {
         let c = file.connection
-        try c.storeTransaction("cannot move the change to the error archive") {
-                try ErrorArchive(connection: c).add(change, method: method, body: body, status: status, code: code, message: message)
-                try ChangeQueue(connection: c).remove(id: change.id)
-                if change.operation != .delete {
-                    try c.run("UPDATE \(table.quoted) SET \(SQLName.quote(EntityTable.stateColumn)) = ?2 WHERE \(SQLName.quote(EntityTable.ridColumn)) = ?1",
-                              [.integer(change.rid), .integer(RowState.error.rawValue)])
-                }
+        let change = r.change
+        let uncertain = e.httpStatus == 0
+        try ErrorArchive(connection: c).add(change, method: r.method, body: r.bodyText,
+                                            status: e.httpStatus, code: uncertain ? "uncertain" : e.odataCode,
+                                            message: e.message)
+        try ChangeQueue(connection: c).remove(id: change.id)
+        if change.operation != .delete {
+            try c.run("UPDATE \(r.table.quoted) SET \(SQLName.quote(EntityTable.stateColumn)) = ?2 WHERE \(SQLName.quote(EntityTable.ridColumn)) = ?1",
+                      [.integer(change.rid), .integer(RowState.error.rawValue)])
         }
-        state.withLock { s in
-            s.sent += 1
-            s.failed += 1
-            s.blocked.insert("\(change.table)|\(change.rid)")
-        }
-        report()
     }
 
     /// `@state` of a row after its queue changed: pending while changes wait, error while one

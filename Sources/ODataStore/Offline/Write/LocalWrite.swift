@@ -473,7 +473,12 @@ struct LocalWrite {
         case .text where c.edm == .guid:
             return .string(RandomUUID.make())
         case .text:
-            guard case .integer(let n)? = try connection.scalar("SELECT count(*) + 1 FROM ods_local_keys") else { return .string("local-1") }
+            // Numbered after the table's last row (the row about to be written), not by
+            // counting the local keys: that read them all for every create.
+            let rid = SQLName.quote(EntityTable.ridColumn)
+            guard case .integer(let n)? = try connection.scalar("SELECT coalesce(max(\(rid)), 0) + 1 FROM \(table.quoted)") else {
+                return .string("local-1-" + RandomUUID.make().prefix(8))
+            }
             return .string("local-\(n)-" + RandomUUID.make().prefix(8))
         default:
             throw ODataStoreError(.http, "\(table.entitySet) needs its key property \(c.pathText): the offline store cannot make a local \(c.typeName) key",
