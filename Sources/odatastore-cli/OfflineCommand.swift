@@ -5,7 +5,7 @@ import Glibc
 import ODataStore
 
 /// `odatastore offline ...`: offline store files.
-struct OfflineCommand: ParsableCommand {
+struct OfflineCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "offline",
         abstract: "Create and inspect offline stores.",
@@ -17,7 +17,7 @@ struct OfflineCommand: ParsableCommand {
         subcommands: [Init.self, Status.self])
 
     /// `odatastore offline init --service URL --store FILE --define REQUEST ...`
-    struct Init: ParsableCommand {
+    struct Init: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "init",
             abstract: "Create an offline store and download its defining requests.",
@@ -49,24 +49,30 @@ struct OfflineCommand: ParsableCommand {
             if connection.service == nil { throw ValidationError("--service URL is required") }
         }
 
-        func run() throws {
+        func run() async throws {
             var options = try connection.storeOptions(kind: .offline)
             options.definingRequests = definitions
             if let pageSize { options.downloadPageSize = max(pageSize, 0) }
+            let opening = try attempt { () throws(ODataStoreError) in try Store.opening(options) }
             if !quiet, isatty(2) != 0 {
+                // The bar follows the download; the sequence ends when the store is open.
                 let bar = ProgressBar()
-                options.downloadProgress = { _, p in bar.show(p) }
+                var shown = false
+                for await p in opening.progress {
+                    bar.show(p)
+                    shown = true
+                }
+                if shown { writeError("") }
             }
-            let store = try Blocking.open(options)
-            defer { try? store.close() }
-            if !quiet, isatty(2) != 0 { writeError("") }
-            let info = try attempt { () throws(ODataStoreError) in try store.offlineInfo() }
-            print(StatusJSON.render(info))
+            let store = try exitOnFailure(await result { () async throws(ODataStoreError) in try await opening.opened() })
+            let info = result { () throws(ODataStoreError) in try store.offlineInfo() }
+            await store.close()
+            print(StatusJSON.render(try exitOnFailure(info)))
         }
     }
 
     /// `odatastore offline status --store FILE`
-    struct Status: ParsableCommand {
+    struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "status",
             abstract: "Print an offline store's defining requests, download state and size as JSON.",
@@ -78,11 +84,11 @@ struct OfflineCommand: ParsableCommand {
             if connection.store == nil { throw ValidationError("--store FILE is required") }
         }
 
-        func run() throws {
-            let store = try Blocking.open(try connection.storeOptions(kind: .offline))
-            defer { try? store.close() }
-            let info = try attempt { () throws(ODataStoreError) in try store.offlineInfo() }
-            print(StatusJSON.render(info))
+        func run() async throws {
+            let store = try await openStore(try connection.storeOptions(kind: .offline))
+            let info = result { () throws(ODataStoreError) in try store.offlineInfo() }
+            await store.close()
+            print(StatusJSON.render(try exitOnFailure(info)))
         }
     }
 }
@@ -110,7 +116,7 @@ enum StatusJSON {
 }
 
 /// A one-line progress bar on stderr, redrawn in place.
-final class ProgressBar: @unchecked Sendable {
+struct ProgressBar {
     func show(_ p: DownloadProgress) {
         var line = "\r\u{1B}[2K[\(p.requestIndex + 1)/\(p.requestCount)] \(p.definingRequest.prefix(40)) "
         if let expected = p.expectedEntities, expected > 0 {
