@@ -228,10 +228,9 @@ extension Store {
         if p.paging != .none { try request.setPaging(p.paging) }
         for h in p.headers { try request.setHeader(h.name, h.value) }
         if let timeout = p.timeout {
-            let (s, atto) = timeout.components
-            guard s >= 0, atto >= 0 else { throw .invalid("timeout must not be negative") }
-            let ms = s * 1000 + (atto + 999_999_999_999_999) / 1_000_000_000_000_000
-            try request.setTimeout(milliseconds: Int(max(ms, 1)))
+            let ms = StoreOptions.milliseconds(timeout)
+            guard ms >= 0 else { throw .invalid("timeout must not be negative") }
+            try request.setTimeout(milliseconds: max(ms, 1))
         }
         let cancellation = CancellationLatch()
         let result: Result<Response, ODataStoreError> = await withTaskCancellationHandler {
