@@ -24,7 +24,7 @@ public struct ODataStoreError: Error, Sendable, Equatable, CustomStringConvertib
 
     /// `not found (HTTP 404, ResourceNotFound): <message>`: the kind of failure, the HTTP
     /// status and the service's error code when there were any, then the message.
-    public var description: String { localizedSummary }
+    public var description: String { summaryText }
 
     static func invalid(_ message: String) -> ODataStoreError { .init(.invalidArgument, message) }
     static func state(_ message: String) -> ODataStoreError { .init(.invalidState, message) }

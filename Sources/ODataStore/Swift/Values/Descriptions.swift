@@ -49,7 +49,7 @@ extension Response {
 extension ODataStoreError {
     /// `not found (HTTP 404, ResourceNotFound): Products(999): No entity with that key`:
     /// what went wrong, the HTTP status and the service's code, then the message.
-    public var localizedSummary: String {
+    var summaryText: String {
         var context: [String] = []
         if httpStatus != 0 { context.append("HTTP \(httpStatus)") }
         if let odataCode, !odataCode.isEmpty { context.append(odataCode) }
