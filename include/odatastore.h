@@ -108,9 +108,9 @@ extern "C" {
  * ------------------------------------------------------------------------------------- */
 
 #define ODS_VERSION_MAJOR 0
-#define ODS_VERSION_MINOR 1
+#define ODS_VERSION_MINOR 2
 #define ODS_VERSION_PATCH 0
-#define ODS_VERSION_STRING "0.1.0"
+#define ODS_VERSION_STRING "0.2.0"
 /** MAJOR * 1000000 + MINOR * 1000 + PATCH, as sqlite3's SQLITE_VERSION_NUMBER. */
 #define ODS_VERSION_NUMBER (ODS_VERSION_MAJOR * 1000000 + ODS_VERSION_MINOR * 1000 + ODS_VERSION_PATCH)
 

@@ -27,6 +27,7 @@ for t in faults retries hardening wait concurrency dispatch_queue; do
     echo "soak: test_$t $((trials - failed))/$trials passed"
     [ "$failed" -eq 0 ] || status=1
 done
+bash scripts/crash-soak.sh 10 30 || status=1
 bash scripts/sanitize.sh all || status=1
 bash scripts/fuzz.sh "$fuzz_seconds" || status=1
 exit $status

@@ -11,10 +11,10 @@ import CODataStoreABI
 /// A `StaticString` literal is stored by the compiler as NUL-terminated UTF-8 in the
 /// binary's read-only data, so `utf8Start` is a valid C string for the life of the process.
 /// (A Swift `String` gives no such guarantee for its storage.)
-let odsVersionString: StaticString = "0.1.0"
+let odsVersionString: StaticString = "0.2.0"
 
 /// MAJOR * 1000000 + MINOR * 1000 + PATCH, as ODS_VERSION_NUMBER.
-let odsVersionNumber: Int32 = 0 * 1_000_000 + 1 * 1_000 + 0
+let odsVersionNumber: Int32 = 0 * 1_000_000 + 2 * 1_000 + 0
 
 /// `const char *ods_version(void)`: static storage, never NULL, never freed.
 /// Thread-safe: reads immutable data only.

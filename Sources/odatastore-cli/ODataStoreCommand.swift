@@ -7,12 +7,13 @@ import ODataStore
 struct ODataStoreCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "odatastore",
-        abstract: "Read OData V2/V4 services online or from an offline store, and check OData URLs.",
+        abstract: "Read and change OData V2/V4 services online or through an offline store, and check OData URLs.",
         discussion: """
-            Exit status: 0 success; 2 an invalid URL or document; 11-31 a library status \
+            Exit status: 0 success; 2 an invalid URL or document; 3 an upload whose refused changes went to the error archive; 11-31 a library status \
             (10 + its number: 15 not found, 24 service unreachable, 29 not in the offline store's \
             scope...; docs/cli.md lists them); 64 usage error; 66 a file cannot be read.
             """,
         version: "odatastore \(LibraryVersion.string)",
-        subcommands: [ParseCommand.self, GetCommand.self, OfflineCommand.self])
+        subcommands: [ParseCommand.self, GetCommand.self, CreateCommand.self, UpdateCommand.self, DeleteCommand.self,
+                      OfflineCommand.self])
 }

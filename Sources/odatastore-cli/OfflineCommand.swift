@@ -10,13 +10,16 @@ import ODataStore
 struct OfflineCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "offline",
-        abstract: "Create and inspect offline stores.",
+        abstract: "Create, inspect and synchronize offline stores.",
         discussion: """
             Example:
               odatastore offline init --service http://host/odata/ --store my.store --define Products
               odatastore get "Products?$top=3" --store my.store --mode offline
+              odatastore update "Products(7)" --data '{"Price":"9.90"}' --store my.store --mode offline
+              odatastore offline upload --store my.store
+              odatastore offline download --store my.store
             """,
-        subcommands: [Init.self, Status.self])
+        subcommands: [Init.self, Status.self, Upload.self, Download.self, Errors.self])
 
     /// `odatastore offline init --service URL --store FILE --define REQUEST ...`
     struct Init: AsyncParsableCommand {
@@ -67,9 +70,9 @@ struct OfflineCommand: AsyncParsableCommand {
                 if shown { writeError("") }
             }
             let store = try exitOnFailure(await result { () async throws(ODataStoreError) in try await opening.opened() })
-            let info = result { () throws(ODataStoreError) in try store.offlineInfo() }
+            let status = result { () throws(ODataStoreError) in try StatusJSON.render(store) }
             await store.close()
-            print(StatusJSON.render(try exitOnFailure(info)))
+            print(try exitOnFailure(status))
         }
     }
 
@@ -77,7 +80,7 @@ struct OfflineCommand: AsyncParsableCommand {
     struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "status",
-            abstract: "Print an offline store's defining requests, download state and size as JSON.",
+            abstract: "Print an offline store's defining requests, download state, size, pending changes and archived errors as JSON.",
             discussion: "Example: odatastore offline status --store flights.store")
 
         @OptionGroup var connection: ConnectionOptions
@@ -88,17 +91,23 @@ struct OfflineCommand: AsyncParsableCommand {
 
         func run() async throws {
             let store = try await openStore(try connection.storeOptions(kind: .offline))
-            let info = result { () throws(ODataStoreError) in try store.offlineInfo() }
+            let status = result { () throws(ODataStoreError) in try StatusJSON.render(store) }
             await store.close()
-            print(StatusJSON.render(try exitOnFailure(info)))
+            print(try exitOnFailure(status))
         }
     }
 }
 
 /// An offline store's status as JSON.
 enum StatusJSON {
-    static func render(_ info: OfflineStoreInfo) -> String {
+    static func render(_ store: Store) throws(ODataStoreError) -> String {
+        render(try store.offlineInfo(), pending: try store.pendingChangeCount(), failed: Int64(try store.errorArchive().count))
+    }
+
+    static func render(_ info: OfflineStoreInfo, pending: Int64, failed: Int64) -> String {
         var o = JSONObject()
+        o["pendingChanges"] = .number(String(pending))
+        o["failedChanges"] = .number(String(failed))
         o["store"] = .string(info.path)
         o["sizeBytes"] = .number(String(info.sizeInBytes))
         o["lastDownload"] = info.lastDownload.map { .string($0) } ?? .null

@@ -91,6 +91,14 @@ func openStore(_ options: StoreOptions) async throws -> Store {
     try exitOnFailure(await result { () async throws(ODataStoreError) in try await Store.open(options) })
 }
 
+/// Runs `body` with an open store, closes the store, then returns what `body` returned, or
+/// prints its error and exits with the status.
+func withStore<T>(_ store: Store, _ body: (Store) async throws(ODataStoreError) -> T) async throws -> T {
+    let outcome = await result { () async throws(ODataStoreError) in try await body(store) }
+    await store.close()
+    return try exitOnFailure(outcome)
+}
+
 /// The outcome of a library call, to act on after the store is closed.
 func result<T>(_ body: () async throws(ODataStoreError) -> T) async -> Result<T, ODataStoreError> {
     do {

@@ -88,4 +88,68 @@ struct OfflineTests {
         #expect(!customers.isEmpty && customers.allSatisfy { $0.city == "Rome" })
         await store.close()
     }
+
+    struct Rename: Codable, Sendable {
+        var name: String
+        enum CodingKeys: String, CodingKey { case name = "Name" }
+    }
+
+    struct PriceChange: Codable, Sendable {
+        var price: ODataDecimal
+        enum CodingKeys: String, CodingKey { case price = "Price" }
+    }
+
+    @Test func localWritesUploadDownloadAndTheErrorArchive() async throws {
+        let server = try Server.start(.v4)
+        var options = StoreOptions(serviceRoot: server.root)
+        options.kind = .offline
+        options.storePath = temporaryPath("sync.store")
+        options.definingRequests = ["Products", "Customers"]
+        let store = try await Store.open(options)
+        let online = try await Store.open(serviceRoot: server.root)
+
+        // Someone changes Products(9) on the service: our offline change of it will be stale.
+        try await online.update(Rename(name: "Changed online"), in: "Products", key: 9, etag: "W/\"1\"")
+
+        // Local writes through the same calls as online ones.
+        let created = try await store.create(Customer(customerID: "UPL1", companyName: "Uploaded", city: "Zug"), in: "Customers")
+        #expect(created.isLocal)
+        try await store.update(PriceChange(price: "70.70"), in: "Products", key: 7)
+        try await store.update(Rename(name: "Changed offline"), in: "Products", key: 9)
+        #expect(try await store.read(Product.self, from: "Products", key: 7).price == "70.70")
+        #expect(try store.pendingChangeCount() == 3)
+
+        // The upload, with its progress as a sequence.
+        let upload = try store.uploading()
+        var sent: [Int] = []
+        for await p in upload.progress { sent.append(p.sent) }
+        let result = try await upload.value()
+        #expect(result == UploadResult(confirmed: 2, failed: 1, remaining: 0))
+        #expect(sent == [1, 2, 3])
+        #expect(try await online.read(Customer.self, from: "Customers", key: "UPL1").city == "Zug")
+        #expect(try await online.read(Product.self, from: "Products", key: 7).price == "70.70")
+
+        // The refused change is in the archive; reverting it brings the service's version back.
+        let archived = try store.errorArchive()
+        #expect(archived.count == 1 && archived.first?.httpStatus == 412)
+        try await store.revertError(id: archived[0].id)
+        #expect(try store.errorArchive().isEmpty)
+        #expect(try await store.read(Product.self, from: "Products", key: 9).name == "Changed online")
+
+        // A download brings what changed on the service since.
+        let ten = try await online.read(Product.self, from: "Products", key: 10)
+        try await online.update(Rename(name: "Renamed online"), in: "Products", key: 10, etag: ten.etag)
+        let download = try store.downloading(["Products"])
+        var pages = 0
+        for await _ in download.progress { pages += 1 }
+        try await download.value()
+        #expect(pages > 0)
+        #expect(try await store.read(Product.self, from: "Products", key: 10).name == "Renamed online")
+        // And without the progress: the plain async call.
+        try await store.download()
+        #expect(try await store.upload() == UploadResult(confirmed: 0, failed: 0, remaining: 0))
+
+        await online.close()
+        await store.close()
+    }
 }

@@ -9,78 +9,23 @@ failure and "N passed, N failed"; exits 1 if anything failed.
 import json
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
-from decimal import Decimal
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cli_support import ROOT, Server, check, results, store_db  # noqa: E402
+from cli_support import run as run_cli  # noqa: E402
+
 sys.path.insert(0, os.path.join(ROOT, "Tests", "servers"))
 import seed  # noqa: E402
 
 binary = sys.argv[1] if len(sys.argv) > 1 else os.environ.get("ODATASTORE_CLI", os.path.join(ROOT, ".build/debug/odatastore-cli"))
-passed = 0
-failed = 0
-
-
-def check(name, condition, detail=""):
-    global passed, failed
-    if condition:
-        passed += 1
-    else:
-        failed += 1
-        print(f"FAIL {name}: {detail}")
-
-
-class Server:
-    """A test server or fault proxy (Tests/servers/README.md, the launcher contract)."""
-
-    def __init__(self, *args):
-        self.proc = subprocess.Popen([sys.executable, *args], cwd=os.path.join(ROOT, "Tests", "servers"),
-                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-        line = self.proc.stdout.readline().strip()
-        if not line.startswith("READY "):
-            self.stop()
-            raise RuntimeError(f"server did not start: {line!r}")
-        self.url = line.split(" ", 1)[1]
-
-    def stop(self):
-        if self.proc.poll() is None:
-            self.proc.stdin.close()
-            self.proc.terminate()
-            self.proc.wait(timeout=20)
-
-    def control(self, method, body=None):
-        origin = "/".join(self.url.split("/")[:3])
-        req = urllib.request.Request(origin + "/__fault", data=json.dumps(body).encode() if body else None, method=method)
-        if body:
-            req.add_header("Content-Type", "application/json")
-        with urllib.request.urlopen(req, timeout=10) as r:
-            return json.loads(r.read())
 
 
 def run(*args, timeout=120):
-    p = subprocess.run([binary, *args], capture_output=True, text=True, timeout=timeout)
-    return p.returncode, p.stdout, p.stderr
-
-
-def store_db(path):
-    """The store file through Python's sqlite3, with the store's collations (for integrity_check)."""
-    con = sqlite3.connect(path)
-
-    def decimal_cmp(a, b):
-        try:
-            x, y = Decimal(a), Decimal(b)
-            return (x > y) - (x < y)
-        except Exception:  # noqa: BLE001 - text that is not a number sorts as text
-            return (a > b) - (a < b)
-    con.create_collation("ODS_DECIMAL", decimal_cmp)
-    con.create_collation("ODS_INSTANT", lambda a, b: (a > b) - (a < b))
-    con.create_collation("ODS_DURATION", lambda a, b: (a > b) - (a < b))
-    return con
+    return run_cli(binary, *args, timeout=timeout)
 
 
 tmp = tempfile.mkdtemp(prefix="ods-cli-offline-")
@@ -177,5 +122,6 @@ for path in ["Products(50)", "Products(1)/Category", "Categories(3)", "Products/
           f"\n  local  {local[:300]}\n  online {online[:300]} {err} {err2}")
 v2.stop()
 
+passed, failed = results()
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

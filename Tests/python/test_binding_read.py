@@ -165,6 +165,6 @@ def test_check_url(store):
 
 
 def test_version_and_library():
-    assert odatastore.version() == "0.1.0" and odatastore.version_number() == 1000
+    assert odatastore.version() == "0.2.0" and odatastore.version_number() == 2000
     assert odatastore.library_path()
     assert odatastore.strerror(odatastore.ENOTFOUND)

@@ -15,13 +15,16 @@ final class OfflineEngine: RequestEngine {
     let options: StoreOptions
     let session: ServiceSession
     let database: OfflineDatabase
-    private let progress: (@Sendable (DownloadProgress) -> Void)?
-    private let state = Locked(State())
+    let progress: (@Sendable (DownloadProgress) -> Void)?
+    let state = Locked(State())
 
-    private struct State {
+    struct State {
         var definitions: [DefiningRequest] = []
         var scope = OfflineScope([])
         var download: Download?
+        var upload: Upload?
+        /// A download asked for after opening (`download(_:)`) is running or starting.
+        var refreshing = false
         var cancelledDownload = false
         var closed = false
     }
@@ -161,15 +164,9 @@ final class OfflineEngine: RequestEngine {
     // MARK: - Requests
 
     func execute(_ job: RequestJob, completion: @escaping @Sendable (Result<Response, RequestFailure>) -> Void) -> EngineTask? {
-        switch job.mode {
-        case .read: break
-        case .function:
+        if job.mode == .function {
             completion(.failure(RequestFailure(error: ODataStoreError(.unsupported,
                 "function and action imports are not available offline: \(job.path) needs the service (use an online store)"))))
-            return nil
-        default:
-            completion(.failure(RequestFailure(error: ODataStoreError(.unsupported,
-                "local changes (create, update, delete) are not available in this release of the offline store"))))
             return nil
         }
         let task = LocalTask()
@@ -179,8 +176,15 @@ final class OfflineEngine: RequestEngine {
             do throws(ODataStoreError) {
                 guard let file = database.file else { throw ODataStoreError(.closed, "the store is closed") }
                 let scope = state.withLock { $0.scope }
-                var reader = LocalReader(file: file, scope: scope, serviceRoot: session.serviceRoot)
-                result = .success(try reader.read(path: job.path, headers: job.headers, paging: job.paging))
+                if job.mode == .read, ErrorArchiveName.matches(job.path, serviceRoot: session.serviceRoot, model: file.model) {
+                    result = .success(try errorArchiveResponse(file: file, path: DefiningRequest.relative(job.path, serviceRoot: session.serviceRoot)))
+                } else if job.mode == .read {
+                    var reader = LocalReader(file: file, scope: scope, serviceRoot: session.serviceRoot)
+                    result = .success(try reader.read(path: job.path, headers: job.headers, paging: job.paging))
+                } else {
+                    let writer = LocalWrite(file: file, scope: scope, serviceRoot: session.serviceRoot)
+                    result = .success(try writer.execute(mode: job.mode, path: job.path, body: job.body, etag: job.etag))
+                }
             } catch {
                 result = .failure(RequestFailure(error: error))
             }
@@ -201,6 +205,48 @@ final class OfflineEngine: RequestEngine {
         return download != nil
     }
 
+    /// Sends the upload queue (one upload at a time: `.invalidState` while one runs).
+    func upload(progress: (@Sendable (UploadProgress) -> Void)?,
+                completion: @escaping @Sendable (Result<UploadResult, ODataStoreError>) -> Void) throws(ODataStoreError) {
+        let upload = Upload(session: session, online: OnlineEngine(session: session), store: database, progress: progress)
+        try state.withLock { (s) throws(ODataStoreError) in
+            guard !s.closed else { throw ODataStoreError(.closed, "the store is closed") }
+            guard s.upload == nil else { throw ODataStoreError(.invalidState, "an upload is already running") }
+            guard s.download == nil, !s.refreshing else { throw ODataStoreError(.invalidState, "the store is downloading") }
+            s.upload = upload
+        }
+        upload.start { [self] result in
+            state.withLock { $0.upload = nil }
+            completion(result)
+        }
+    }
+
+    /// Stops the upload in progress; false when none runs.
+    func cancelUpload() -> Bool {
+        let upload = state.withLock { $0.upload }
+        upload?.cancel()
+        return upload != nil
+    }
+
+    /// Local keys and the service's keys that replaced them.
+    func keyMappings() throws(ODataStoreError) -> [KeyMapping] {
+        try database.queue.sync { [self] () throws(ODataStoreError) -> [KeyMapping] in
+            try LocalKeys(file: try database.requireFile()).all(version: session.odataVersion)
+        }
+    }
+
+    /// Local changes waiting for upload.
+    func pendingCount() throws(ODataStoreError) -> Int64 {
+        try database.queue.sync { [self] () throws(ODataStoreError) -> Int64 in
+            let file = try database.requireFile()
+            do throws(SQLiteError) {
+                return try ChangeQueue(connection: file.connection).count()
+            } catch {
+                throw error.storeError("cannot read the upload queue")
+            }
+        }
+    }
+
     /// The store's facts (runs on the database queue).
     func info() throws(ODataStoreError) -> OfflineStoreInfo {
         try database.queue.sync { [self] () throws(ODataStoreError) -> OfflineStoreInfo in
@@ -216,11 +262,12 @@ final class OfflineEngine: RequestEngine {
     }
 
     func shutdown() {
-        let download: Download? = state.withLock { s in
+        let (download, upload): (Download?, Upload?) = state.withLock { s in
             s.closed = true
-            return s.download
+            return (s.download, s.upload)
         }
         download?.cancel()
+        upload?.cancel()
         session.shutdown()
         database.close()
     }

@@ -217,6 +217,140 @@ public final class Store: Sendable {
         return facts.serviceRoot
     }
 
+    /// Sends an offline store's local changes to the service, in order (docs/offline.md,
+    /// "Upload"). `progress` and `completion` come through the dispatch mode; `completion`
+    /// exactly once, also when the upload is cancelled or the store closed. Throws (and calls
+    /// neither) when an upload or a download already runs, or for other store kinds.
+    public func upload(progress: (@Sendable (Store, UploadProgress) -> Void)? = nil,
+                       completion: @escaping @Sendable (Store, Result<UploadResult, ODataStoreError>) -> Void) throws(ODataStoreError) {
+        guard let offline = engine as? OfflineEngine else {
+            throw ODataStoreError(.unsupported, "only offline stores upload")
+        }
+        guard state == .open else { throw .state("the store is not open") }
+        let queue = callbacks
+        let owner = self.owner
+        var report: (@Sendable (UploadProgress) -> Void)? = nil
+        if let progress {
+            report = { p in queue.enqueue { if let s = owner.withLock({ $0.store }) { progress(s, p) } } }
+        }
+        try offline.upload(progress: report) { result in
+            let delivered = queue.enqueue { if let s = owner.withLock({ $0.store }) { completion(s, result) } }
+            if !delivered, let s = owner.withLock({ $0.store }) { completion(s, result) }
+        }
+    }
+
+    /// Downloads fresh data for the defining requests at `paths` (all when nil) into an open
+    /// offline store (docs/offline.md, "Download"): the service's changes through a delta
+    /// link where it gave one, else a full download that replaces what each request brought
+    /// down (rows the service no longer sends are removed). Local changes not uploaded yet
+    /// stay on top. Reads and writes go on meanwhile. `progress` (nil: the options' download
+    /// progress) and `completion` come through the dispatch mode; `completion` exactly once,
+    /// also on cancel (`cancelDownload`) or close. Throws, calling neither, when a download or
+    /// an upload runs, or for other store kinds.
+    public func download(_ paths: [String]? = nil, progress: (@Sendable (Store, DownloadProgress) -> Void)? = nil,
+                         completion: @escaping @Sendable (Store, Result<Void, ODataStoreError>) -> Void) throws(ODataStoreError) {
+        guard let offline = engine as? OfflineEngine else {
+            throw ODataStoreError(.unsupported, "only offline stores download")
+        }
+        guard state == .open else { throw .state("the store is not open") }
+        let queue = callbacks
+        let owner = self.owner
+        var report: (@Sendable (DownloadProgress) -> Void)? = nil
+        if let progress {
+            report = { p in queue.enqueue { if let s = owner.withLock({ $0.store }) { progress(s, p) } } }
+        }
+        try offline.download(paths: paths, progress: report) { result in
+            let delivered = queue.enqueue { if let s = owner.withLock({ $0.store }) { completion(s, result) } }
+            if !delivered, let s = owner.withLock({ $0.store }) { completion(s, result) }
+        }
+    }
+
+    /// Adds a defining request to an open offline store (checked against `$metadata` like
+    /// those in the options); `download` brings its data. Adding one the store has is no error.
+    public func addDefiningRequest(_ path: String) throws(ODataStoreError) {
+        guard let offline = engine as? OfflineEngine else {
+            throw ODataStoreError(.unsupported, "only offline stores have defining requests")
+        }
+        guard state == .open else { throw .state("the store is not open") }
+        try offline.addDefiningRequest(path)
+    }
+
+    /// Removes a defining request from an open offline store: the entities only it brought
+    /// down leave the file (those with local changes stay until uploaded). `.notFound` when
+    /// the store has no such request, `.invalidArgument` for its last one, `.invalidState`
+    /// while a download runs.
+    public func removeDefiningRequest(_ path: String) throws(ODataStoreError) {
+        guard let offline = engine as? OfflineEngine else {
+            throw ODataStoreError(.unsupported, "only offline stores have defining requests")
+        }
+        guard state == .open else { throw .state("the store is not open") }
+        try offline.removeDefiningRequest(path)
+    }
+
+    /// Stops the upload in progress (its completion reports `.cancelled`); `.invalidState`
+    /// when none runs.
+    public func cancelUpload() throws(ODataStoreError) {
+        guard let offline = engine as? OfflineEngine else {
+            throw ODataStoreError(.unsupported, "only offline stores upload")
+        }
+        guard offline.cancelUpload() else { throw .state("no upload is running") }
+    }
+
+    /// The number of local changes of an offline store waiting for upload.
+    public func pendingChangeCount() throws(ODataStoreError) -> Int64 {
+        guard let offline = engine as? OfflineEngine else {
+            throw ODataStoreError(.unsupported, "only offline stores queue changes")
+        }
+        return try offline.pendingCount()
+    }
+
+    /// The keys made locally for entities created offline whose key the service assigns,
+    /// each with the service's key once uploaded (the app's map from old to new).
+    public func keyMappings() throws(ODataStoreError) -> [KeyMapping] {
+        guard let offline = engine as? OfflineEngine else {
+            throw ODataStoreError(.unsupported, "only offline stores make local keys")
+        }
+        return try offline.keyMappings()
+    }
+
+    /// The local changes the service refused, oldest first (docs/offline.md, "Error
+    /// archive"). Also readable as the `ErrorArchive` collection of an offline store.
+    public func errorArchive() throws(ODataStoreError) -> [ArchivedError] {
+        guard let offline = engine as? OfflineEngine else {
+            throw ODataStoreError(.unsupported, "only offline stores keep an error archive")
+        }
+        return try offline.errorArchive()
+    }
+
+    /// Queues the refused change `id` again; it leaves the archive and goes with the next
+    /// upload. `body` (JSON object), when given, is first merged into the local entity (the
+    /// app's correction, also sent); `etag`, when given, replaces the If-Match the change
+    /// carries (`*`: whatever the service's version). `.notFound` for an unknown id.
+    public func retryError(id: Int64, body: String? = nil, etag: String? = nil) throws(ODataStoreError) {
+        guard let offline = engine as? OfflineEngine else {
+            throw ODataStoreError(.unsupported, "only offline stores keep an error archive")
+        }
+        guard state == .open else { throw .state("the store is not open") }
+        try offline.retryError(id: id, body: body, etag: etag)
+    }
+
+    /// Gives up the refused change `id` and every queued change of its entity; the entity
+    /// goes back to the service's version (read from the service; an entity created offline
+    /// is removed; one the service no longer has is removed). `completion` comes through the
+    /// dispatch mode exactly once.
+    public func revertError(id: Int64, completion: @escaping @Sendable (Store, Result<Void, ODataStoreError>) -> Void) throws(ODataStoreError) {
+        guard let offline = engine as? OfflineEngine else {
+            throw ODataStoreError(.unsupported, "only offline stores keep an error archive")
+        }
+        guard state == .open else { throw .state("the store is not open") }
+        let queue = callbacks
+        let owner = self.owner
+        offline.revertError(id: id) { result in
+            let delivered = queue.enqueue { if let s = owner.withLock({ $0.store }) { completion(s, result) } }
+            if !delivered, let s = owner.withLock({ $0.store }) { completion(s, result) }
+        }
+    }
+
     /// Stops the download of defining requests in progress. While the store is opening this
     /// fails the opening with `.cancelled` (requests held meanwhile fail with it); the file
     /// keeps every page written and the next open resumes. `.invalidState` when no download

@@ -78,23 +78,33 @@ final class OfflineDatabase: Sendable {
     }
 
     /// Writes one downloaded page and the defining request's progress in one transaction.
-    func writePage(_ payload: DecodedPayload, bytes: Int64, target: Download.Target, nextLink: String?,
-                   isCollection: Bool) throws(ODataStoreError) -> DefiningRequestRow {
+    /// `deltaLink` (absolute) is kept with the last page for the next refresh.
+    func writePage(_ payload: DecodedPayload, bytes: Int64, target: Download.Target, nextLink: String?, deltaLink: String?,
+                   isCollection: Bool, serviceRoot: String) throws(ODataStoreError) -> DefiningRequestRow {
         let f = try requireFile()
         let writer = EntityWriter(file: f, requestID: target.id)
         do {
             var written = 0
             try f.connection.transaction {
+                let before = try definingRequest(id: target.id)
                 written = try writer.writePage(payload.json, table: target.definition.table, expand: target.definition.expand,
                                                isCollection: isCollection)
+                // Local changes stay on top: what the service removed goes (unless changed
+                // locally), what was deleted locally and not uploaded stays deleted.
+                let refresh = StoreRefresh(file: f)
+                try refresh.applyRemovals(writer.removedIDs, serviceRoot: serviceRoot)
+                try refresh.reapplyQueuedDeletes()
                 let done = nextLink == nil
+                if done, before.refresh == .full { try refresh.evictUnseen(request: target.id) }
                 try f.connection.run("""
                     UPDATE ods_defining_requests SET state = ?2, next_link = ?3, entities = entities + ?4, bytes = bytes + ?5,
-                        expected = coalesce(?6, expected), last_download = CASE WHEN ?7 THEN ?8 ELSE last_download END
+                        expected = coalesce(?6, expected), last_download = CASE WHEN ?7 THEN ?8 ELSE last_download END,
+                        delta_link = CASE WHEN ?7 THEN ?9 ELSE delta_link END,
+                        refresh = CASE WHEN ?7 THEN NULL ELSE refresh END
                     WHERE id = ?1
                     """, [.integer(target.id), .text(done ? "complete" : "downloading"), nextLink.map { .text($0) } ?? .null,
                           .integer(Int64(written)), .integer(bytes), payload.count.map { .integer($0) } ?? .null,
-                          .integer(done ? 1 : 0), .text(Timestamp.now())])
+                          .integer(done ? 1 : 0), .text(Timestamp.now()), deltaLink.map { .text($0) } ?? .null])
             }
             var row = try definingRequest(id: target.id)
             row.lastPageEntities = written
@@ -113,7 +123,9 @@ final class OfflineDatabase: Sendable {
 struct DefiningRequestRow: Sendable {
     enum State: String, Sendable { case pending, downloading, complete }
 
-    static let columns = "id, path, entity_set, state, next_link, delta_link, entities, bytes, expected, last_download"
+    enum Refresh: String, Sendable { case full, delta }
+
+    static let columns = "id, path, entity_set, state, next_link, delta_link, entities, bytes, expected, last_download, refresh"
 
     var id: Int64
     var path: String
@@ -126,6 +138,8 @@ struct DefiningRequestRow: Sendable {
     var expected: Int64?
     /// ISO 8601 UTC of the last completed download, nil when never completed.
     var lastDownload: String?
+    /// The refresh in progress, nil for a first download or none.
+    var refresh: Refresh?
     /// Entities of the page just written (set by `writePage`).
     var lastPageEntities = 0
 
@@ -142,5 +156,6 @@ struct DefiningRequestRow: Sendable {
         bytes = int(7) ?? 0
         expected = int(8)
         lastDownload = text(9)
+        refresh = text(10).flatMap(Refresh.init)
     }
 }

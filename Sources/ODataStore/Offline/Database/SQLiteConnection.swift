@@ -130,6 +130,19 @@ final class SQLiteConnection {
         }
     }
 
+    /// `transaction`, with every failure as the store error an app sees.
+    func storeTransaction<T>(_ what: String, _ body: () throws -> T) throws(ODataStoreError) -> T {
+        do {
+            return try transaction(body)
+        } catch let e as ODataStoreError {
+            throw e
+        } catch let e as SQLiteError {
+            throw e.storeError(what)
+        } catch {
+            throw ODataStoreError(.error, "\(what): \(error)")
+        }
+    }
+
     /// Makes a running statement of this connection stop with SQLITE_INTERRUPT (any thread).
     func interrupt() { sqlite3_interrupt(handle) }
 

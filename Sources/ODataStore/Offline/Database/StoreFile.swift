@@ -158,6 +158,12 @@ final class StoreFile {
     /// The id of an entity table in `ods_tables`.
     func tableID(_ table: EntityTable) -> Int64 { tableIDs[table.sqlName] ?? 0 }
 
+    /// The entity table with this `ods_tables` id.
+    func table(id: Int64) -> EntityTable? {
+        guard let name = tableIDs.first(where: { $0.value == id })?.key else { return nil }
+        return schema.tables.values.first { $0.sqlName == name }
+    }
+
     /// Size of the database file and its WAL, in bytes.
     func sizeInBytes() -> Int64 {
         var total: Int64 = 0

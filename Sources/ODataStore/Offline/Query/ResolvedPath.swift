@@ -33,6 +33,19 @@ struct ResolvedPath: Sendable {
     /// The last step's key predicate narrowed the result to one entity.
     var isKeyed: Bool { steps.last?.key != nil }
 
+    /// Parses and checks an app's path (relative, or a full URL under the service root) as the
+    /// online store would send it (a stray `%` means itself). Errors carry positions in `path`.
+    static func parse(_ path: String, model: ServiceModel, serviceRoot: String) throws(ODataStoreError) -> ResourceRequest {
+        let relative = DefiningRequest.relative(path, serviceRoot: serviceRoot)
+        let (text, escaped) = RequestURL.escapingStrayPercents(relative)
+        do {
+            return try ResourceRequestParser(version: model.version).parse(text, checkingAgainst: model)
+        } catch {
+            let position = RequestURL.originalPosition(error.position, escaped: escaped) + (path.count - relative.count)
+            throw ODataStoreError(.syntax, "\(error.message) (in \"\(path)\")", position: position)
+        }
+    }
+
     /// Resolves the checked segments of `request`.
     static func resolve(_ request: ResourceRequest, schema: StoreSchema) throws(ODataStoreError) -> ResolvedPath {
         let segments = request.segments

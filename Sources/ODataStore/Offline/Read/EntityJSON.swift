@@ -13,13 +13,19 @@ struct EntityJSON {
     /// Top-level property names to write; nil writes them all.
     let selected: Set<String>?
 
-    /// `@rid, @type, @etag, @extra, <every column>` qualified with `alias`.
+    /// `@rid, @type, @etag, @extra, @state, <every column>` qualified with `alias`.
     static func selectList(_ table: EntityTable, alias: String) -> String {
-        ([EntityTable.ridColumn, EntityTable.typeColumn, EntityTable.etagColumn, EntityTable.extraColumn].map { "\(alias).\(SQLName.quote($0))" }
+        ([EntityTable.ridColumn, EntityTable.typeColumn, EntityTable.etagColumn, EntityTable.extraColumn, EntityTable.stateColumn]
+            .map { "\(alias).\(SQLName.quote($0))" }
             + table.columns.map { "\(alias).\($0.quoted)" }).joined(separator: ", ")
     }
 
-    static let fixedColumns = 4
+    static let fixedColumns = 5
+
+    /// The instance annotations that tell an app an entity has local changes not uploaded yet,
+    /// or a change the service refused (it is in the error archive).
+    static let pendingAnnotation = "@odatastore.pending"
+    static let errorAnnotation = "@odatastore.error"
 
     /// V2 projections: the service root, for the `@odata.id` of entities whose keys `$select`
     /// left out (nil for V4, where services send the key properties with any `$select`).
@@ -119,6 +125,16 @@ struct EntityJSON {
         if let extra = s.withText(at: 3, { Array($0) }), extra.count > 2, extra.first == UInt8(ascii: "{"), extra.last == UInt8(ascii: "}") {
             comma()
             out.append(contentsOf: extra[1..<(extra.count - 1)])
+        }
+        switch RowState(rawValue: s.int64(at: 4)) {
+        case .pending?:
+            comma()
+            out.append(contentsOf: "\"\(Self.pendingAnnotation)\":true".utf8)
+        case .error?:
+            comma()
+            out.append(contentsOf: "\"\(Self.pendingAnnotation)\":true,\"\(Self.errorAnnotation)\":true".utf8)
+        default:
+            break
         }
         return !first
     }

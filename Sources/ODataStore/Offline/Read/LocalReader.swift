@@ -80,14 +80,7 @@ struct LocalReader {
     }
 
     private func parse(_ path: String) throws(ODataStoreError) -> ResourceRequest {
-        let relative = DefiningRequest.relative(path, serviceRoot: serviceRoot)
-        let (text, escaped) = RequestURL.escapingStrayPercents(relative)
-        do {
-            return try ResourceRequestParser(version: model.version).parse(text, checkingAgainst: model)
-        } catch {
-            let position = RequestURL.originalPosition(error.position, escaped: escaped) + (path.count - relative.count)
-            throw ODataStoreError(.syntax, "\(error.message) (in \"\(path)\")", position: position)
-        }
+        try ResolvedPath.parse(path, model: model, serviceRoot: serviceRoot)
     }
 
     private func notFound(_ path: String) -> ODataStoreError {

@@ -8,9 +8,19 @@
 /// | `@type` | the entity's type when it is a derived one, else NULL |
 /// | `@etag` | the entity's ETag |
 /// | `@extra` | JSON object of members the schema has no column for (open types' dynamic properties, media links, stream annotations) |
-/// | `@state` | 0; part 2 of the offline store marks pending changes and errors here |
+/// | `@state` | `RowState`: 0 in step with the service, 1 local changes not uploaded yet, 2 a change the service refused |
 ///
 /// The key columns have a UNIQUE index.
+/// The `@state` of a row.
+enum RowState: Int64, Sendable {
+    /// As the service has it.
+    case synced = 0
+    /// Local changes wait in the upload queue.
+    case pending = 1
+    /// A change of this entity is in the error archive.
+    case error = 2
+}
+
 final class EntityTable: Sendable {
     /// The entity set's (or singleton's) URL name.
     let entitySet: String

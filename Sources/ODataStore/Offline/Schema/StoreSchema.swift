@@ -94,6 +94,34 @@ final class StoreSchema: Sendable {
         return .failure(ODataStoreError(.unsupported, unlinkable[key] ?? "\(table.entitySet) has no navigation property \(name)"))
     }
 
+    /// The link tables rows of `table` take part in, and on which side (`src` or `dst`): the
+    /// links to remove with a deleted row.
+    func linkSides(of table: EntityTable) -> [(table: String, column: String)] {
+        var out: [(table: String, column: String)] = []
+        var seen: Set<String> = []
+        for key in links.keys.sorted() {
+            guard let link = links[key], link.source === table, case .linkTable(let name, let reversed) = link.join else { continue }
+            let column = reversed ? "dst" : "src"
+            if seen.insert(name + "|" + column).inserted { out.append((name, column)) }
+        }
+        return out
+    }
+
+    /// The column joins that point at `table`'s key columns from other tables' foreign keys:
+    /// what must follow when a local key is replaced by the service's.
+    func foreignKeys(to table: EntityTable) -> [(table: EntityTable, pairs: [(foreign: Column, key: Column)])] {
+        var out: [(table: EntityTable, pairs: [(foreign: Column, key: Column)])] = []
+        var seen: Set<String> = []
+        for key in links.keys.sorted() {
+            guard let link = links[key], link.target === table, case .columns(let pairs) = link.join,
+                  pairs.allSatisfy({ table.keyColumns.contains($0.target) }) else { continue }
+            let id = link.source.sqlName + "|" + pairs.map(\.source.sqlName).joined(separator: ",")
+            guard link.source !== table || !pairs.allSatisfy({ $0.source.isKey }), seen.insert(id).inserted else { continue }
+            out.append((link.source, pairs.map { (foreign: $0.source, key: $0.target) }))
+        }
+        return out
+    }
+
     /// Every statement that creates the tables and indexes (idempotent).
     var ddl: [String] {
         var out: [String] = []

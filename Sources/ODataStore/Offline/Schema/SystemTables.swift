@@ -5,11 +5,11 @@
 /// |---|---|
 /// | `ods_store` | name/value facts: format, service root, OData version, the `$metadata` document the store was made from, creation time |
 /// | `ods_tables` | a small id for each entity table (used by `ods_members`) |
-/// | `ods_defining_requests` | each defining request: its path, its entity set, download state, where an interrupted download resumes (`next_link`), the delta link, counts, last download |
-/// | `ods_members` | which rows each defining request brought down, so rows two requests share are kept until neither needs them |
-/// | `ods_queue` | local changes waiting for upload (offline store part 2) |
-/// | `ods_errors` | the error archive: changes the service refused (part 2) |
-/// | `ods_local_keys` | keys made locally for entities the service will key (part 2) |
+/// | `ods_defining_requests` | each defining request: its path, its entity set, download state, where an interrupted download resumes (`next_link`), the delta link, counts, last download, and the kind of the download in progress when it is a refresh (`refresh`: `full` replaces what it brought down, `delta` applies the service's changes) |
+/// | `ods_members` | which rows each defining request brought down, so rows two requests share are kept until neither needs them (`request` 0: rows the store wrote itself, from local writes and upload answers; `-id`: rows of a full refresh of `id` in progress not seen again yet) |
+/// | `ods_queue` | local changes waiting for upload, in order: the operation, the row it changed (`tbl`, `rid`), the properties changed, the ETag the entity had, the parent of a create through a navigation, the key of a deleted entity, the Repeatability-Request-ID and when it was first sent |
+/// | `ods_errors` | the error archive: changes the service refused, with the request sent and the service's answer |
+/// | `ods_local_keys` | keys made locally for created entities the service will key, and the service's key once uploaded |
 enum SystemTables {
     /// `PRAGMA application_id` of a store file: "ODST".
     static let applicationID: Int32 = 0x4F44_5354
@@ -32,7 +32,8 @@ enum SystemTables {
             entities INTEGER NOT NULL DEFAULT 0,
             bytes INTEGER NOT NULL DEFAULT 0,
             expected INTEGER,
-            last_download TEXT)
+            last_download TEXT,
+            refresh TEXT CHECK (refresh IN ('full', 'delta')))
         """,
         "CREATE TABLE ods_members (request INTEGER NOT NULL, tbl INTEGER NOT NULL, rid INTEGER NOT NULL, PRIMARY KEY (request, tbl, rid)) WITHOUT ROWID",
         "CREATE INDEX ods_members_row ON ods_members (tbl, rid)",
@@ -41,27 +42,40 @@ enum SystemTables {
             id INTEGER PRIMARY KEY AUTOINCREMENT,
             created TEXT NOT NULL,
             mode INTEGER NOT NULL,
+            tbl INTEGER NOT NULL,
+            rid INTEGER NOT NULL,
             path TEXT NOT NULL,
-            body TEXT,
+            properties TEXT,
+            entity_key TEXT,
+            parent_tbl INTEGER,
+            parent_rid INTEGER,
+            parent_nav TEXT,
             etag TEXT,
-            headers TEXT,
-            tbl INTEGER,
-            rid INTEGER,
-            repeatability_id TEXT,
+            repeatability_id TEXT NOT NULL,
             first_sent TEXT,
             state INTEGER NOT NULL DEFAULT 0)
         """,
+        "CREATE INDEX ods_queue_row ON ods_queue (tbl, rid)",
         """
         CREATE TABLE ods_errors (
             id INTEGER PRIMARY KEY AUTOINCREMENT,
-            queue_id INTEGER,
+            queue_id INTEGER NOT NULL,
             created TEXT NOT NULL,
-            mode INTEGER,
-            path TEXT,
+            mode INTEGER NOT NULL,
+            tbl INTEGER NOT NULL,
+            rid INTEGER NOT NULL,
+            method TEXT NOT NULL,
+            path TEXT NOT NULL,
             body TEXT,
-            http_status INTEGER,
+            http_status INTEGER NOT NULL,
             odata_code TEXT,
-            message TEXT)
+            message TEXT NOT NULL,
+            properties TEXT,
+            entity_key TEXT,
+            parent_tbl INTEGER,
+            parent_rid INTEGER,
+            parent_nav TEXT,
+            etag TEXT)
         """,
         "CREATE TABLE ods_local_keys (tbl INTEGER NOT NULL, rid INTEGER NOT NULL, local_key TEXT NOT NULL, server_key TEXT, PRIMARY KEY (tbl, rid)) WITHOUT ROWID",
     ]

@@ -102,8 +102,16 @@ final class Download: Sendable {
         let service = session.state
         let version = service.version ?? .v4
         var headers = service.readHeaders
-        if pageSize > 0, version == .v4 {
-            headers = ServiceSession.applying([("Prefer", "odata.maxpagesize=\(pageSize)")], to: headers)
+        if version == .v4 {
+            // Ask for a delta link (the next download fetches only the changes) where the
+            // store can apply one: defining requests without $expand (a delta of expanded
+            // entities needs nested deltas this store does not apply yet).
+            var prefer: [String] = []
+            if target.definition.expand.items.isEmpty { prefer.append("odata.track-changes") }
+            if pageSize > 0 { prefer.append("odata.maxpagesize=\(pageSize)") }
+            if !prefer.isEmpty {
+                headers = ServiceSession.applying([("Prefer", prefer.joined(separator: ", "))], to: headers)
+            }
         }
         let request = HTTPRequest(method: "GET", url: url, headers: headers,
                                   timeoutMilliseconds: session.options.requestTimeoutMilliseconds)
@@ -156,10 +164,11 @@ final class Download: Sendable {
             }
             nextLink = absolute
         }
+        let deltaLink = nextLink == nil && isCollection ? payload.deltaLink.map(absoluteLink) : nil
         let row: DefiningRequestRow
         do {
             row = try store.writePage(payload, bytes: Int64(response.body.count), target: target, nextLink: nextLink,
-                                      isCollection: isCollection)
+                                      deltaLink: deltaLink, isCollection: isCollection, serviceRoot: session.serviceRoot)
         } catch {
             return finish(.failure(error))
         }

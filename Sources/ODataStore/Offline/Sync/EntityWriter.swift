@@ -17,6 +17,14 @@ final class EntityWriter {
     private(set) var rowsWritten = 0
     /// Top-level entities written so far.
     private(set) var entitiesWritten = 0
+    /// The row id of the last single entity written (`isCollection: false`).
+    private(set) var lastRowID: Int64?
+    /// The `@odata.id` of each removed-entity entry of a delta page, in order (not written:
+    /// `StoreRefresh.applyRemovals` removes them).
+    private(set) var removedIDs: [String] = []
+    /// Downloads (`requestID` > 0) never overwrite a row with local changes; the store's own
+    /// writes (upload answers, reverts: request 0) do.
+    private var protectsLocalChanges: Bool { requestID != 0 }
     private var scratch: [UInt8] = []
     private var sqliteFailure: SQLiteError?
     /// Per table: the column index of the top-level member seen at each position of the last
@@ -34,6 +42,16 @@ final class EntityWriter {
         case json(JSONError)
         case sqlite(SQLiteError)
         case store(ODataStoreError)
+    }
+
+    /// Upserts one entity (canonical JSON) by key as the store's own row (no defining
+    /// request: `ods_members` request 0) and returns its row id.
+    @discardableResult
+    static func upsert(_ json: String, table: EntityTable, file: StoreFile) throws(ODataStoreError) -> Int64 {
+        let writer = EntityWriter(file: file, requestID: 0)
+        _ = try writer.writePage(json, table: table, expand: .none, isCollection: false)
+        guard let rid = writer.lastRowID else { throw ODataStoreError(.error, "the entity was not written") }
+        return rid
     }
 
     /// Writes a page: a collection (`{"value":[...]}`) or one entity. Returns the number of
@@ -63,7 +81,7 @@ final class EntityWriter {
                       isCollection: Bool) throws(Failure) -> Int {
         do throws(JSONError) {
             if !isCollection {
-                _ = try entity(&s, page, table: table, expand: expand)
+                lastRowID = try entity(&s, page, table: table, expand: expand)
                 entitiesWritten += 1
                 return 1
             }
@@ -105,6 +123,8 @@ final class EntityWriter {
         var extra: [UInt8] = []
         var navigations: [(item: ExpandPlan.Item, children: [Int64], complete: Bool)] = []
         var incomplete: Set<String> = []
+        var removed = false
+        var odataID: String?
         let id = ObjectIdentifier(table)
         var cache = memberCache[id] ?? []
         var position = 0
@@ -115,6 +135,14 @@ final class EntityWriter {
             if !key.escaped, let first = keyBytes.first, first == UInt8(ascii: "@") {
                 if s.equals(key, "@odata.etag") {
                     etag = try text(&s, page)
+                } else if s.equals(key, "@odata.removed") {
+                    removed = true
+                    try s.skipValue()
+                } else if s.equals(key, "@odata.id"), try s.peek() == UInt8(ascii: "\"") {
+                    let before = s.pos
+                    odataID = s.string(try s.scanString())
+                    s.pos = before
+                    try appendExtra(&extra, &s, page, key)
                 } else if s.equals(key, "@odata.type") {
                     let t = try s.scanString()
                     var name = s.string(t)
@@ -178,6 +206,10 @@ final class EntityWriter {
             }
         } while try s.nextMember()
         memberCache[id] = cache
+        if removed {
+            if let odataID { removedIDs.append(odataID) }
+            return nil
+        }
         let rid: Int64
         do throws(SQLiteError) {
             rid = try upsert(table, cells, etag: etag, type: type, extra: extra, page: page)
@@ -410,8 +442,9 @@ final class EntityWriter {
         let placeholders = (1...names.count).map { "?\($0)" }
         let keys = table.keyColumns.map(\.quoted).joined(separator: ", ")
         let updates = names.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
-        let sql = "INSERT INTO \(table.quoted) (\(names.joined(separator: ", "))) VALUES (\(placeholders.joined(separator: ", "))) "
+        var sql = "INSERT INTO \(table.quoted) (\(names.joined(separator: ", "))) VALUES (\(placeholders.joined(separator: ", "))) "
             + "ON CONFLICT (\(keys)) DO UPDATE SET \(updates)"
+        if protectsLocalChanges { sql += " WHERE \(SQLName.quote(EntityTable.stateColumn)) = 0" }
         upsertCache[key] = sql
         return sql
     }

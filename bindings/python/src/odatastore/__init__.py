@@ -36,7 +36,7 @@ from ._store import (
     Response, StateCallback, Store, StoreState,
 )
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "Store", "Request", "RequestFuture", "Response", "Entity", "EntityList", "RequestDelegate",

@@ -1,0 +1,100 @@
+import ArgumentParser
+import ODataStore
+
+/// Where a change goes: the service, or an offline store's file and upload queue.
+enum ChangeMode: String, ExpressibleByArgument, CaseIterable {
+    case online, offline
+}
+
+/// What the change commands share.
+struct ChangeOptions: ParsableArguments {
+    @OptionGroup var connection: ConnectionOptions
+
+    @Option(help: "online (default): send it to the service; offline: change --store and queue it for upload.")
+    var mode: ChangeMode = .online
+
+    @Option(name: .customLong("if-match"), help: "The ETag the entity must still have (* for any).")
+    var ifMatch: String?
+
+    func validate() throws {
+        if mode == .offline && connection.store == nil { throw ValidationError("--mode offline needs --store FILE") }
+    }
+
+    /// Runs the change and prints the answer's JSON, if it has one.
+    func run(_ requestMode: RequestMode, _ path: String, body: String?) async throws {
+        let store = try await openStore(try connection.storeOptions(kind: mode == .offline ? .offline : .online))
+        let request = ODataRequest(requestMode, ResourcePath(path), body: body.map { RequestBody.json($0) }, etag: ifMatch)
+        let response = try await withStore(store) { (store) async throws(ODataStoreError) in try await store.send(request) }
+        if !response.json.isEmpty { print(response.json) }
+    }
+}
+
+/// `odatastore create PATH --data JSON`
+struct CreateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "create",
+        abstract: "Create an entity (POST), online or in an offline store.",
+        discussion: """
+            Prints the created entity as the service (or the offline store) answers it. Offline, \\
+            an entity whose key the service assigns gets a local key (negative numbers, local-N \\
+            strings) until it is uploaded.
+
+            Examples:
+              odatastore create Customers --data '{"CustomerID":"NEW","CompanyName":"New"}' --service http://host/odata/
+              odatastore create Categories --data '{"Name":"Made offline"}' --store my.store --mode offline
+            """)
+
+    @Argument(help: "The entity set (or navigation) to create in.")
+    var path: String
+
+    @Option(help: "The entity as JSON.")
+    var data: String
+
+    @OptionGroup var change: ChangeOptions
+
+    func run() async throws { try await change.run(.create, path, body: data) }
+}
+
+/// `odatastore update PATH --data JSON`
+struct UpdateCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "update",
+        abstract: "Update an entity: merge the given properties (MERGE on V2, PATCH on V4), or replace it with --replace (PUT).",
+        discussion: """
+            Examples:
+              odatastore update "Products(7)" --data '{"Price":"9.90"}' --if-match 'W/"3"' --service http://host/odata/
+              odatastore update "Products(7)" --data '{"Price":"9.90"}' --store my.store --mode offline
+            """)
+
+    @Argument(help: "The entity, by key.")
+    var path: String
+
+    @Option(help: "The properties to change as a JSON object (with --replace: the whole entity).")
+    var data: String
+
+    @Flag(help: "Replace the entity (PUT) instead of merging.")
+    var replace = false
+
+    @OptionGroup var change: ChangeOptions
+
+    func run() async throws { try await change.run(replace ? .updatePut : .update, path, body: data) }
+}
+
+/// `odatastore delete PATH`
+struct DeleteCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "delete",
+        abstract: "Delete an entity, online or in an offline store.",
+        discussion: """
+            Examples:
+              odatastore delete "Products(8)" --if-match '*' --service http://host/odata/
+              odatastore delete "Products(8)" --store my.store --mode offline
+            """)
+
+    @Argument(help: "The entity, by key.")
+    var path: String
+
+    @OptionGroup var change: ChangeOptions
+
+    func run() async throws { try await change.run(.delete, path, body: nil) }
+}
