@@ -32,7 +32,7 @@ struct CancellationTests {
         let clock = ContinuousClock()
         let started = clock.now
         let task = Task { try await store.read(Product.self, from: "Products", key: 2) }
-        try proxy.waitForFaults(1)  // the request is at the proxy, held
+        try await proxy.waitForFaults(1)  // the request is at the proxy, held
         task.cancel()
         do {
             _ = try await task.value
@@ -52,7 +52,7 @@ struct CancellationTests {
         let store = try await Store.open(serviceRoot: proxy.root)
         try proxy.addFault(["mode": "slow", "delay_ms": 60_000, "match": "Categories", "count": 2])
         let reads = (0..<2).map { _ in Task { try await store.read("Categories") } }
-        try proxy.waitForFaults(2)
+        try await proxy.waitForFaults(2)
         await store.close()
         for r in reads {
             do {
@@ -69,7 +69,7 @@ struct CancellationTests {
         let proxy = try Server.proxy(server.root)
         try proxy.addFault(["mode": "slow", "delay_ms": 60_000, "match": "$metadata"])
         let task = Task { try await Store.open(serviceRoot: proxy.root) }
-        try proxy.waitForFaults(1)
+        try await proxy.waitForFaults(1)
         task.cancel()
         do {
             _ = try await task.value

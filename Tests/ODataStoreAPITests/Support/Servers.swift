@@ -2,20 +2,26 @@
 // and the fault proxy, started as child processes. Only Foundation and the public API here:
 // this target tests the Swift API as an app sees it.
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// One server process. It prints `READY <url>` when it listens and stops when its stdin
 /// reaches EOF (we hold the write end), so a crashed test run leaves nothing behind.
+///
+/// posix_spawn and waitpid rather than Foundation's `Process`: on Linux `waitUntilExit` spins
+/// a run loop on the calling thread, and called from two async tests at once it held both of
+/// the concurrency pool's threads on this 2-core machine and stalled the whole run.
 final class Server: @unchecked Sendable {
     enum Kind: String { case v4, v2 }
 
     struct Failure: Error, CustomStringConvertible { let description: String }
 
     let root: String
-    private let process: Process
-    private let stdin: Pipe
+    private let pid: pid_t
+    private let stdinWrite: Int32
+    private let stopped = Mutex(false)
 
     static var repositoryRoot: String {
         var parts = "\(#filePath)".split(separator: "/", omittingEmptySubsequences: false)
@@ -44,26 +50,51 @@ final class Server: @unchecked Sendable {
         try Server(["fault_proxy.py", "--upstream", upstream])
     }
 
+    /// Pipes and spawn under one lock, close-on-exec: no other child started in parallel
+    /// inherits our pipe ends (the server would never see EOF on its stdin).
+    private static let spawnLock = Mutex(0)
+
     private init(_ arguments: [String]) throws {
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: try Self.python())
-        process.arguments = ["-u", Self.repositoryRoot + "/Tests/servers/" + arguments[0]] + arguments.dropFirst()
-        stdin = Pipe()
-        let stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        try process.run()
-        // The READY line (the server exits, closing stdout, if it cannot start).
+        let python = try Self.python()
+        let argv = [python, "-u", Self.repositoryRoot + "/Tests/servers/" + arguments[0]] + arguments.dropFirst()
+        var input: [Int32] = [-1, -1]
+        var output: [Int32] = [-1, -1]
+        var child: pid_t = 0
+        let rc = try Self.spawnLock.withLock { _ -> Int32 in
+            guard pipe(&input) == 0, pipe(&output) == 0 else { throw Failure(description: "pipe: errno \(errno)") }
+            for fd in input + output { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            posix_spawn_file_actions_adddup2(&actions, input[0], 0)
+            posix_spawn_file_actions_adddup2(&actions, output[1], 1)
+            var cArgs: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) }
+            cArgs.append(nil)
+            defer { for a in cArgs { free(a) } }
+            return posix_spawn(&child, python, &actions, nil, cArgs, environ)
+        }
+        close(input[0])
+        close(output[1])
+        defer { close(output[0]) }
+        guard rc == 0 else {
+            close(input[1])
+            throw Failure(description: "posix_spawn \(python): error \(rc)")
+        }
+        // The READY line (the server exits, closing its stdout, when it cannot start).
         var line: [UInt8] = []
-        let handle = stdout.fileHandleForReading
+        var byte: UInt8 = 0
         while true {
-            let chunk = handle.readData(ofLength: 1)
-            if chunk.isEmpty || chunk.first == UInt8(ascii: "\n") { break }
-            line.append(contentsOf: chunk)
+            let n = read(output[0], &byte, 1)
+            if n < 0 && errno == EINTR { continue }
+            if n <= 0 || byte == UInt8(ascii: "\n") { break }
+            line.append(byte)
         }
         let text = String(decoding: line, as: UTF8.self)
+        pid = child
+        stdinWrite = input[1]
         guard text.hasPrefix("READY ") else {
-            process.terminate()
+            root = ""
+            stop()
             throw Failure(description: "\(arguments.joined(separator: " ")) did not start: \(text)")
         }
         root = String(text.dropFirst("READY ".count))
@@ -71,11 +102,17 @@ final class Server: @unchecked Sendable {
 
     deinit { stop() }
 
+    /// Closes the server's stdin (it stops at EOF), sends SIGTERM and waits for it to exit.
     func stop() {
-        guard process.isRunning else { return }
-        try? stdin.fileHandleForWriting.close()
-        process.terminate()
-        process.waitUntilExit()
+        let first = stopped.withLock { s -> Bool in
+            defer { s = true }
+            return !s
+        }
+        guard first else { return }
+        close(stdinWrite)
+        kill(pid, SIGTERM)
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
     }
 
     // MARK: Fault proxy control (one HTTP exchange on a fresh socket)
@@ -93,10 +130,12 @@ final class Server: @unchecked Sendable {
     }
 
     /// Returns once the proxy has applied `count` faults (a request is being held), asking it
-    /// over and over; no sleeping.
-    func waitForFaults(_ count: Int) throws {
+    /// over and over; no sleeping. Yields between questions: the task that sends the request
+    /// needs one of the concurrency pool's threads, and this machine has two.
+    func waitForFaults(_ count: Int) async throws {
         for _ in 0..<100_000 {
             if let n = try faultCounters()["faults"] as? Int, n >= count { return }
+            await Task.yield()
         }
         throw Failure(description: "the proxy never applied \(count) fault(s)")
     }
