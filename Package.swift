@@ -10,11 +10,16 @@ let exportFlags: [String] = [
 
 let package = Package(
     name: "odatastore",
+    // Synchronization (Mutex, Atomic) needs macOS 15; Linux has no minimum.
+    platforms: [.macOS(.v15)],
     products: [
         // libodatastore.so: the C ABI (include/odatastore.h).
         .library(name: "odatastore", type: .dynamic, targets: ["ODataStoreC"]),
-        // The Swift API, usable on its own.
+        // The Swift API, usable on its own (docs/swift.md).
         .library(name: "ODataStore", targets: ["ODataStore"]),
+        // Foundation conveniences for the Swift API (Decimal, Date, UUID, Data, URL). Never a
+        // dependency of the C library: full Foundation would add ~50 MB (ICU) to the .so.
+        .library(name: "ODataStoreFoundation", targets: ["ODataStoreFoundation"]),
         .library(name: "ODataProtocol", targets: ["ODataProtocol"]),
         // The command-line tool (installed as `odatastore`).
         .executable(name: "odatastore-cli", targets: ["odatastore-cli"]),
@@ -33,11 +38,13 @@ let package = Package(
         // Protocol: CSDL, resource paths, $filter, payload codecs, $batch. Pure: no I/O.
         .target(name: "ODataProtocol", dependencies: ["CXML2"]),
         // Stores, scheduler, online (libcurl) and offline (SQLite) engines.
-        .target(name: "ODataStore", dependencies: ["ODataProtocol", "CCurl", "CSQLite"]),
+        .target(name: "ODataStore", dependencies: ["ODataProtocol", "CCurl", "CSQLite"], exclude: ["Swift/README.md"]),
         // The only target that touches raw C pointers: the exports of include/odatastore.h, each
         // `@c @implementation` (the compiler checks its signature against the header).
         .target(name: "ODataStoreC", dependencies: ["ODataStore", "CODataStoreABI"], exclude: ["exports.map"],
                 linkerSettings: [.unsafeFlags(exportFlags)]),
+        // Foundation bridging for Swift apps (Sources/ODataStoreFoundation/README.md).
+        .target(name: "ODataStoreFoundation", dependencies: ["ODataStore"], exclude: ["README.md"]),
         .executableTarget(name: "odatastore-cli", dependencies: [
             "ODataStore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
@@ -48,5 +55,15 @@ let package = Package(
 
         .testTarget(name: "ODataProtocolTests", dependencies: ["ODataProtocol"]),
         .testTarget(name: "ODataStoreTests", dependencies: ["ODataStore", "ODataFuzzTargets"]),
+        // The Swift API through its public surface only (plain `import ODataStore`), against
+        // the real test servers.
+        .testTarget(name: "ODataStoreAPITests", dependencies: ["ODataStore", "ODataStoreFoundation"]),
+
+        // examples/swift: built with the package, run against the test servers by
+        // Tests/examples/test_swift_examples.py (scripts/test.sh).
+        .executableTarget(name: "example-quickstart", dependencies: ["ODataStore"], path: "examples/swift/Quickstart"),
+        .executableTarget(name: "example-offline", dependencies: ["ODataStore"], path: "examples/swift/Offline"),
+        .executableTarget(name: "example-foundation", dependencies: ["ODataStore", "ODataStoreFoundation"],
+                          path: "examples/swift/Foundation"),
     ]
 )

@@ -4,7 +4,8 @@
 # On Debian 12 with the Swift toolchain and nothing else installed, it
 #   1. installs the missing C libraries and tools with apt-get (sudo when not root),
 #   2. creates or refreshes .venv (test servers' requirements + pytest),
-#   3. swift build --build-tests && swift test             (debug, the Swift unit tests)
+#   3. swift build --build-tests && swift test             (debug, the Swift unit tests),
+#      then the Swift examples (examples/swift) run against the V4 test service
 #   4. cmake configure + build (release .so, static Swift stdlib) in build/,
 #      then ctest: C tests, header compile tests, export check, consumer (install) test,
 #      then the C tests under TSan, ASan (with pytest) and UBSan, and 10 s of fuzzing per target
@@ -91,8 +92,10 @@ fi
 # --- 3: Swift unit tests (debug) ---------------------------------------------------------
 if run_step "swift build (debug)" swift build --build-tests; then
     run_step "swift test" swift test --skip-build
+    run_step "swift examples" .venv/bin/python Tests/examples/test_swift_examples.py "$(swift build --show-bin-path)"
 else
     skip_step "swift test" "swift build failed"
+    skip_step "swift examples" "swift build failed"
 fi
 
 # --- 4: CMake build + ctest ----------------------------------------------------------------

@@ -2,7 +2,7 @@ import ArgumentParser
 import ODataStore
 
 /// `odatastore get PATH`: one READ, online or from an offline store.
-struct GetCommand: ParsableCommand {
+struct GetCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "get",
         abstract: "Read an entity set, an entity, a property or a count.",
@@ -42,21 +42,17 @@ struct GetCommand: ParsableCommand {
         if mode == .offline && connection.store == nil { throw ValidationError("--mode offline needs --store FILE") }
     }
 
-    func run() throws {
-        let store = try Blocking.open(try connection.storeOptions(kind: mode == .offline ? .offline : .online))
-        defer { try? store.close() }
-        let result = try Blocking.run(store, .read, path) { (r) throws(ODataStoreError) in
-            if allPages { try r.setPaging(.follow) }
+    func run() async throws {
+        let options = try connection.storeOptions(kind: mode == .offline ? .offline : .online)
+        let store = try await openStore(options)
+        let outcome = await result { () async throws(ODataStoreError) in
+            try await store.read(ResourcePath(path), paging: allPages ? .follow : .none)
         }
-        switch result {
-        case .success(let response):
-            switch output {
-            case .json: print(response.json)
-            case .table: print(Table.render(response.json))
-            }
-        case .failure(let failure):
-            report(failure.error)
-            throw statusExit(for: failure.error)
+        await store.close()
+        let response = try exitOnFailure(outcome)
+        switch output {
+        case .json: print(response.json)
+        case .table: print(Table.render(response.json))
         }
     }
 }

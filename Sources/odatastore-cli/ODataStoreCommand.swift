@@ -1,9 +1,10 @@
 // odatastore: the command-line companion of libodatastore. See docs/cli.md.
+// Built on the Swift API's async/await surface (docs/swift.md), as an app would use it.
 import ArgumentParser
 import ODataStore
 
 @main
-struct ODataStoreCommand: ParsableCommand {
+struct ODataStoreCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "odatastore",
         abstract: "Read and change OData V2/V4 services online or through an offline store, and check OData URLs.",

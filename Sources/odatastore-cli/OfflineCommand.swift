@@ -1,11 +1,13 @@
 import ArgumentParser
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
 import ODataStore
 
 /// `odatastore offline ...`: offline store files.
-struct OfflineCommand: ParsableCommand {
+struct OfflineCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "offline",
         abstract: "Create, inspect and synchronize offline stores.",
@@ -20,7 +22,7 @@ struct OfflineCommand: ParsableCommand {
         subcommands: [Init.self, Status.self, Upload.self, Download.self, Errors.self])
 
     /// `odatastore offline init --service URL --store FILE --define REQUEST ...`
-    struct Init: ParsableCommand {
+    struct Init: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "init",
             abstract: "Create an offline store and download its defining requests.",
@@ -52,23 +54,30 @@ struct OfflineCommand: ParsableCommand {
             if connection.service == nil { throw ValidationError("--service URL is required") }
         }
 
-        func run() throws {
+        func run() async throws {
             var options = try connection.storeOptions(kind: .offline)
             options.definingRequests = definitions
             if let pageSize { options.downloadPageSize = max(pageSize, 0) }
+            let opening = try attempt { () throws(ODataStoreError) in try Store.opening(options) }
             if !quiet, isatty(2) != 0 {
+                // The bar follows the download; the sequence ends when the store is open.
                 let bar = ProgressBar()
-                options.downloadProgress = { _, p in bar.show(p) }
+                var shown = false
+                for await p in opening.progress {
+                    bar.show(p)
+                    shown = true
+                }
+                if shown { writeError("") }
             }
-            let store = try Blocking.open(options)
-            defer { try? store.close() }
-            if !quiet, isatty(2) != 0 { writeError("") }
-            print(try StatusJSON.render(store))
+            let store = try exitOnFailure(await result { () async throws(ODataStoreError) in try await opening.opened() })
+            let status = result { () throws(ODataStoreError) in try StatusJSON.render(store) }
+            await store.close()
+            print(try exitOnFailure(status))
         }
     }
 
     /// `odatastore offline status --store FILE`
-    struct Status: ParsableCommand {
+    struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "status",
             abstract: "Print an offline store's defining requests, download state, size, pending changes and archived errors as JSON.",
@@ -80,21 +89,19 @@ struct OfflineCommand: ParsableCommand {
             if connection.store == nil { throw ValidationError("--store FILE is required") }
         }
 
-        func run() throws {
-            let store = try Blocking.open(try connection.storeOptions(kind: .offline))
-            defer { try? store.close() }
-            print(try StatusJSON.render(store))
+        func run() async throws {
+            let store = try await openStore(try connection.storeOptions(kind: .offline))
+            let status = result { () throws(ODataStoreError) in try StatusJSON.render(store) }
+            await store.close()
+            print(try exitOnFailure(status))
         }
     }
 }
 
 /// An offline store's status as JSON.
 enum StatusJSON {
-    static func render(_ store: Store) throws -> String {
-        let (info, pending, failed) = try attempt { () throws(ODataStoreError) in
-            (try store.offlineInfo(), try store.pendingChangeCount(), try store.errorArchive().count)
-        }
-        return render(info, pending: pending, failed: Int64(failed))
+    static func render(_ store: Store) throws(ODataStoreError) -> String {
+        render(try store.offlineInfo(), pending: try store.pendingChangeCount(), failed: Int64(try store.errorArchive().count))
     }
 
     static func render(_ info: OfflineStoreInfo, pending: Int64, failed: Int64) -> String {
@@ -120,7 +127,7 @@ enum StatusJSON {
 }
 
 /// A one-line progress bar on stderr, redrawn in place.
-final class ProgressBar: @unchecked Sendable {
+struct ProgressBar {
     func show(_ p: DownloadProgress) {
         var line = "\r\u{1B}[2K[\(p.requestIndex + 1)/\(p.requestCount)] \(p.definingRequest.prefix(40)) "
         if let expected = p.expectedEntities, expected > 0 {

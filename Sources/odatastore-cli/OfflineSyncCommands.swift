@@ -1,13 +1,14 @@
 import ArgumentParser
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
-import Synchronization
 import ODataStore
 
 extension OfflineCommand {
     /// `odatastore offline upload --store FILE`
-    struct Upload: ParsableCommand {
+    struct Upload: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "upload",
             abstract: "Send the store's local changes to the service, in order.",
@@ -29,31 +30,24 @@ extension OfflineCommand {
             if connection.store == nil { throw ValidationError("--store FILE is required") }
         }
 
-        func run() throws {
-            let store = try Blocking.open(try connection.storeOptions(kind: .offline))
-            defer { try? store.close() }
+        func run() async throws {
+            let store = try await openStore(try connection.storeOptions(kind: .offline))
             let show = !quiet && isatty(2) != 0
-            var progress: (@Sendable (Store, UploadProgress) -> Void)? = nil
-            if show {
-                progress = { _, p in writeProgress("upload: \(p.sent)/\(p.total) sent, \(p.failed) refused") }
+            let r = try await withStore(store) { (store) async throws(ODataStoreError) -> UploadResult in
+                let transfer = try store.uploading()
+                if show {
+                    for await p in transfer.progress { writeProgress("upload: \(p.sent)/\(p.total) sent, \(p.failed) refused") }
+                    writeError("")
+                }
+                return try await transfer.value()
             }
-            let result = try Blocking.wait { (done: @escaping @Sendable (Result<UploadResult, ODataStoreError>) -> Void) throws(ODataStoreError) in
-                try store.upload(progress: progress) { _, r in done(r) }
-            }
-            if show { writeError("") }
-            switch result {
-            case .success(let r):
-                print(#"{"confirmed":\#(r.confirmed),"failed":\#(r.failed),"remaining":\#(r.remaining)}"#)
-                if r.failed > 0 { throw ExitCode(3) }
-            case .failure(let e):
-                report(e)
-                throw statusExit(for: e)
-            }
+            print(#"{"confirmed":\#(r.confirmed),"failed":\#(r.failed),"remaining":\#(r.remaining)}"#)
+            if r.failed > 0 { throw ExitCode(3) }
         }
     }
 
     /// `odatastore offline download --store FILE [--request PATH ...]`
-    struct Download: ParsableCommand {
+    struct Download: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "download",
             abstract: "Bring fresh data for the store's defining requests (all, or those named).",
@@ -86,34 +80,30 @@ extension OfflineCommand {
             if connection.store == nil { throw ValidationError("--store FILE is required") }
         }
 
-        func run() throws {
-            var options = try connection.storeOptions(kind: .offline)
+        func run() async throws {
+            let store = try await openStore(try connection.storeOptions(kind: .offline))
             let show = !quiet && isatty(2) != 0
-            let bar = ProgressBar()
-            if show { options.downloadProgress = { _, p in bar.show(p) } }
-            let store = try Blocking.open(options)
-            defer { try? store.close() }
-            try attempt { () throws(ODataStoreError) in
+            let status = try await withStore(store) { (store) async throws(ODataStoreError) -> String in
                 for path in removals { try store.removeDefiningRequest(path) }
                 for path in additions { try store.addDefiningRequest(path) }
-            }
-            if removals.isEmpty || !additions.isEmpty || !requests.isEmpty {
-                let chosen = requests.isEmpty && additions.isEmpty ? nil : requests + additions
-                let result = try Blocking.wait { (done: @escaping @Sendable (Result<Void, ODataStoreError>) -> Void) throws(ODataStoreError) in
-                    try store.download(chosen) { _, r in done(r) }
+                if removals.isEmpty || !additions.isEmpty || !requests.isEmpty {
+                    let chosen = requests.isEmpty && additions.isEmpty ? nil : requests + additions
+                    let transfer = try store.downloading(chosen)
+                    if show {
+                        let bar = ProgressBar()
+                        for await p in transfer.progress { bar.show(p) }
+                        writeError("")
+                    }
+                    try await transfer.value()
                 }
-                if show { writeError("") }
-                if case .failure(let e) = result {
-                    report(e)
-                    throw statusExit(for: e)
-                }
+                return try StatusJSON.render(store)
             }
-            print(try StatusJSON.render(store))
+            print(status)
         }
     }
 
     /// `odatastore offline errors --store FILE [--retry ID | --revert ID]`
-    struct Errors: ParsableCommand {
+    struct Errors: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             commandName: "errors",
             abstract: "List the error archive (changes the service refused), or resolve one entry.",
@@ -150,27 +140,19 @@ extension OfflineCommand {
             if retry == nil && (data != nil || ifMatch != nil) { throw ValidationError("--data and --if-match go with --retry") }
         }
 
-        func run() throws {
-            let store = try Blocking.open(try connection.storeOptions(kind: .offline))
-            defer { try? store.close() }
-            if let retry {
-                try attempt { () throws(ODataStoreError) in try store.retryError(id: retry, body: data, etag: ifMatch) }
-            } else if let revert {
-                let result = try Blocking.wait { (done: @escaping @Sendable (Result<Void, ODataStoreError>) -> Void) throws(ODataStoreError) in
-                    try store.revertError(id: revert) { _, r in done(r) }
+        func run() async throws {
+            let store = try await openStore(try connection.storeOptions(kind: .offline))
+            let archive = try await withStore(store) { (store) async throws(ODataStoreError) -> String? in
+                if let retry {
+                    try store.retryError(id: retry, body: data, etag: ifMatch)
+                } else if let revert {
+                    try await store.revertError(id: revert)
+                } else {
+                    return try await store.read("ErrorArchive").json
                 }
-                if case .failure(let e) = result {
-                    report(e)
-                    throw statusExit(for: e)
-                }
-            } else {
-                switch try Blocking.run(store, .read, "ErrorArchive") {
-                case .success(let r): print(r.json)
-                case .failure(let f):
-                    report(f.error)
-                    throw statusExit(for: f.error)
-                }
+                return nil
             }
+            if let archive { print(archive) }
         }
     }
 }
@@ -179,20 +161,4 @@ extension OfflineCommand {
 func writeProgress(_ text: String) {
     let bytes = Array("\r\u{1B}[2K\(text)".utf8)
     _ = bytes.withUnsafeBytes { write(2, $0.baseAddress, $0.count) }
-}
-
-extension Blocking {
-    /// Starts an operation whose completion hands over a value, and waits for it.
-    static func wait<T: Sendable>(_ start: (@escaping @Sendable (T) -> Void) throws(ODataStoreError) -> Void) throws -> T {
-        let outcome = Mutex<T?>(nil)
-        let signal = Semaphore()
-        try attempt { () throws(ODataStoreError) in
-            try start { value in
-                outcome.withLock { $0 = value }
-                signal.signal()
-            }
-        }
-        signal.wait()
-        return outcome.withLock { $0 }!
-    }
 }

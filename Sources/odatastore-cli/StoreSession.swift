@@ -1,8 +1,9 @@
 import ArgumentParser
 #if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
 #endif
-import Synchronization
 import ODataStore
 
 /// Options shared by the commands that talk to a service or a store.
@@ -84,75 +85,43 @@ func report(_ error: ODataStoreError) {
     writeError(line)
 }
 
-/// Blocking helpers over the Swift API's callbacks, for a command-line program.
-enum Blocking {
-    /// Opens a store and waits until it is open; throws its open error.
-    static func open(_ options: StoreOptions) throws -> Store {
-        let done = Mutex<(StoreState, ODataStoreError?)?>(nil)
-        let signal = Semaphore()
-        let store = try attempt { () throws(ODataStoreError) in
-            try Store(options: options) { _, state, error in
-                guard state != .opening else { return }
-                let first = done.withLock { d -> Bool in
-                    guard d == nil else { return false }
-                    d = (state, error)
-                    return true
-                }
-                if first { signal.signal() }
-            }
-        }
-        signal.wait()
-        let (state, error) = done.withLock { $0 } ?? (.failed, nil)
-        if state != .open {
-            let e = error ?? ODataStoreError(.error, "the store did not open")
-            try? store.close()
-            report(e)
-            throw statusExit(for: e)
-        }
-        return store
-    }
+/// Opens a store and waits until it is open (an offline store's download included); its
+/// error is printed and becomes the exit status.
+func openStore(_ options: StoreOptions) async throws -> Store {
+    try exitOnFailure(await result { () async throws(ODataStoreError) in try await Store.open(options) })
+}
 
-    /// Runs one request and waits for its outcome.
-    static func run(_ store: Store, _ mode: RequestMode, _ path: String, body: String? = nil,
-                    configure: (Request) throws(ODataStoreError) -> Void = { _ in }) throws -> Result<Response, RequestFailure> {
-        let outcome = Mutex<Result<Response, RequestFailure>?>(nil)
-        let signal = Semaphore()
-        try attempt { () throws(ODataStoreError) in
-            let request = try store.makeRequest(mode, path: path, body: body)
-            try configure(request)
-            try request.setCompletion { _, result in
-                outcome.withLock { $0 = result }
-                signal.signal()
-            }
-            try request.start()
-        }
-        signal.wait()
-        return outcome.withLock { $0 }!
+/// Runs `body` with an open store, closes the store, then returns what `body` returned, or
+/// prints its error and exits with the status.
+func withStore<T>(_ store: Store, _ body: (Store) async throws(ODataStoreError) -> T) async throws -> T {
+    let outcome = await result { () async throws(ODataStoreError) in try await body(store) }
+    await store.close()
+    return try exitOnFailure(outcome)
+}
+
+/// The outcome of a library call, to act on after the store is closed.
+func result<T>(_ body: () async throws(ODataStoreError) -> T) async -> Result<T, ODataStoreError> {
+    do {
+        return .success(try await body())
+    } catch {
+        return .failure(error)
     }
 }
 
-/// A counting semaphore on a pthread mutex and condition variable.
-final class Semaphore: @unchecked Sendable {
-    private var mutex = pthread_mutex_t()
-    private var cond = pthread_cond_t()
-    private var count = 0
-
-    init() {
-        pthread_mutex_init(&mutex, nil)
-        pthread_cond_init(&cond, nil)
+func result<T>(_ body: () throws(ODataStoreError) -> T) -> Result<T, ODataStoreError> {
+    do {
+        return .success(try body())
+    } catch {
+        return .failure(error)
     }
+}
 
-    func signal() {
-        pthread_mutex_lock(&mutex)
-        count += 1
-        pthread_cond_signal(&cond)
-        pthread_mutex_unlock(&mutex)
-    }
-
-    func wait() {
-        pthread_mutex_lock(&mutex)
-        while count == 0 { pthread_cond_wait(&cond, &mutex) }
-        count -= 1
-        pthread_mutex_unlock(&mutex)
+/// The value, or the error printed on stderr and thrown as the exit status.
+func exitOnFailure<T>(_ outcome: Result<T, ODataStoreError>) throws -> T {
+    switch outcome {
+    case .success(let value): return value
+    case .failure(let error):
+        report(error)
+        throw statusExit(for: error)
     }
 }

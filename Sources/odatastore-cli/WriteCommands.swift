@@ -21,24 +21,16 @@ struct ChangeOptions: ParsableArguments {
     }
 
     /// Runs the change and prints the answer's JSON, if it has one.
-    func run(_ requestMode: RequestMode, _ path: String, body: String?) throws {
-        let store = try Blocking.open(try connection.storeOptions(kind: mode == .offline ? .offline : .online))
-        defer { try? store.close() }
-        let result = try Blocking.run(store, requestMode, path, body: body) { (r) throws(ODataStoreError) in
-            if let ifMatch { try r.setETag(ifMatch) }
-        }
-        switch result {
-        case .success(let response):
-            if !response.json.isEmpty { print(response.json) }
-        case .failure(let failure):
-            report(failure.error)
-            throw statusExit(for: failure.error)
-        }
+    func run(_ requestMode: RequestMode, _ path: String, body: String?) async throws {
+        let store = try await openStore(try connection.storeOptions(kind: mode == .offline ? .offline : .online))
+        let request = ODataRequest(requestMode, ResourcePath(path), body: body.map { RequestBody.json($0) }, etag: ifMatch)
+        let response = try await withStore(store) { (store) async throws(ODataStoreError) in try await store.send(request) }
+        if !response.json.isEmpty { print(response.json) }
     }
 }
 
 /// `odatastore create PATH --data JSON`
-struct CreateCommand: ParsableCommand {
+struct CreateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "create",
         abstract: "Create an entity (POST), online or in an offline store.",
@@ -60,11 +52,11 @@ struct CreateCommand: ParsableCommand {
 
     @OptionGroup var change: ChangeOptions
 
-    func run() throws { try change.run(.create, path, body: data) }
+    func run() async throws { try await change.run(.create, path, body: data) }
 }
 
 /// `odatastore update PATH --data JSON`
-struct UpdateCommand: ParsableCommand {
+struct UpdateCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "update",
         abstract: "Update an entity: merge the given properties (MERGE on V2, PATCH on V4), or replace it with --replace (PUT).",
@@ -85,11 +77,11 @@ struct UpdateCommand: ParsableCommand {
 
     @OptionGroup var change: ChangeOptions
 
-    func run() throws { try change.run(replace ? .updatePut : .update, path, body: data) }
+    func run() async throws { try await change.run(replace ? .updatePut : .update, path, body: data) }
 }
 
 /// `odatastore delete PATH`
-struct DeleteCommand: ParsableCommand {
+struct DeleteCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "delete",
         abstract: "Delete an entity, online or in an offline store.",
@@ -104,5 +96,5 @@ struct DeleteCommand: ParsableCommand {
 
     @OptionGroup var change: ChangeOptions
 
-    func run() throws { try change.run(.delete, path, body: nil) }
+    func run() async throws { try await change.run(.delete, path, body: nil) }
 }

@@ -1,5 +1,6 @@
 /// An error from the store, a request, or the protocol layer, carrying what the C
-/// `ods_error` record exposes.
+/// `ods_error` record exposes. The one error the Swift API throws: a failed request's HTTP
+/// status and the service's OData error code and message are here.
 public struct ODataStoreError: Error, Sendable, Equatable, CustomStringConvertible {
     public var code: ErrorCode
     public var message: String
@@ -21,7 +22,9 @@ public struct ODataStoreError: Error, Sendable, Equatable, CustomStringConvertib
         self.position = position
     }
 
-    public var description: String { message }
+    /// `not found (HTTP 404, ResourceNotFound): <message>`: the kind of failure, the HTTP
+    /// status and the service's error code when there were any, then the message.
+    public var description: String { summaryText }
 
     static func invalid(_ message: String) -> ODataStoreError { .init(.invalidArgument, message) }
     static func state(_ message: String) -> ODataStoreError { .init(.invalidState, message) }

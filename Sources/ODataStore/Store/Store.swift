@@ -21,6 +21,8 @@ public final class Store: Sendable {
     private let extras = Locked(Extras())
     /// A weak reference to this store for callbacks made by the engine.
     private let owner = Locked(WeakStoreReference())
+    /// State changes and download progress for the async API (Swift/Async/StoreEvents.swift).
+    let events = StoreEvents()
 
     struct WeakStoreReference {
         weak var store: Store?
@@ -55,8 +57,12 @@ public final class Store: Sendable {
         let queue = callbacks
         let owner = self.owner
         var progress: (@Sendable (DownloadProgress) -> Void)? = nil
-        if let handler = options.downloadProgress {
+        let events = self.events
+        let handler = options.downloadProgress
+        if handler != nil || options.kind != .online {
             progress = { p in
+                events.publish(p)
+                guard let handler else { return }
                 queue.enqueue {
                     if let store = owner.withLock({ $0.store }) { handler(store, p) }
                 }
@@ -377,7 +383,7 @@ public final class Store: Sendable {
     /// closed, and joins the store's threads. Idempotent. Throws `.invalidState` from a callback.
     public func close() throws(ODataStoreError) {
         if callbacks.isDeliveringOnCurrentThread {
-            throw .state("ods_store_close called from a callback of the same store; close it after the callback returns")
+            throw .state("the store cannot be closed from one of its own callbacks; close it after the callback returns")
         }
         let cancelled: [(any EngineTask)?] = table.withLock { t in
             guard t.accepting else { return [] }
@@ -537,6 +543,7 @@ public final class Store: Sendable {
     }
 
     private func enqueueStateLocked(_ state: StoreState, _ error: ODataStoreError?) {
+        events.publish(state, error)
         guard let handler = stateHandler else { return }
         callbacks.enqueue { handler(self, state, error) }
     }

@@ -176,7 +176,7 @@ struct DownloadRefreshTests {
             Issue.record("a removed defining request was downloaded")
         }
         // Reopened: the same defining requests.
-        try store.close()
+        await store.close()
         var again = options
         again.definingRequests = []
         let (reopened, s2, e2) = try await OfflineStoreTests.opened(again)
@@ -209,7 +209,7 @@ struct OfflineRoundTripV2Tests {
         _ = try await LocalWriteTests.run(store, .create, "Customers", body: #"{"CustomerID":"V2NEW","CompanyName":"Made offline"}"#).get()
         _ = try await LocalWriteTests.run(store, .update, "Products(3)", body: #"{"Name":"Three offline"}"#).get()
         _ = try await LocalWriteTests.run(store, .delete, "Products(4)").get()
-        try store.close()
+        await store.close()
 
         var again = options
         again.definingRequests = []

@@ -94,7 +94,7 @@ struct LocalWriteTests {
         let alfki = try Self.json(try await Self.run(store, .read, "Customers('ALFKI')").get())
         #expect(alfki["City"] == .null && alfki["CompanyName"] == .string("Replaced"))
         #expect(try store.pendingChangeCount() == 5)
-        try store.close()
+        await store.close()
 
         // Reopen: every acknowledged change is there.
         var reopen = options
@@ -106,7 +106,7 @@ struct LocalWriteTests {
         #expect(reread["Name"] == .string("Seven"))
         #expect(try await Self.run(again, .read, "Products(8)").failureCode == .notFound)
         #expect(try await Self.run(again, .read, "Products(\(localID))").get().status == 200)
-        try again.close()
+        await again.close()
     }
 
     @Test func writesOutsideTheDefiningRequestsAreRefused() async throws {

@@ -101,7 +101,7 @@ struct OfflineStoreTests {
                     "\(read)\n local:   \(local.json.prefix(300))\n service: \(expected.json.prefix(300))")
             answers[read] = local.json
         }
-        try online.close()
+        await online.close()
 
         // Outside the defining requests: not in scope; a missing entity: 404; functions: refused.
         let missing = try await Self.run(store, "Products(999)")
@@ -116,7 +116,7 @@ struct OfflineStoreTests {
         #expect(info.definingRequests.map(\.entities) == [300, 20, 44])
         #expect(info.sizeInBytes > 0)
         #expect(info.lastDownload != nil)
-        try store.close()
+        await store.close()
 
         // Reopen with the service gone: the same answers, from the file alone.
         server.stop()
@@ -129,7 +129,7 @@ struct OfflineStoreTests {
             let local = try await Self.run(again, read).get()
             #expect(try JSONValue.parse(local.json) == JSONValue.parse(answers[read] ?? ""), "\(read)")
         }
-        try again.close()
+        await again.close()
     }
 
     /// A connection reset in the middle of the download fails the opening; the file keeps
@@ -153,7 +153,7 @@ struct OfflineStoreTests {
         #expect(state == .failed)
         #expect(error?.code == .io || error?.code == .offline, "\(String(describing: error))")
         #expect(reports.withLock { $0.map(\.entities) } == [40, 80, 120])
-        try failing.close()
+        await failing.close()
 
         try proxy.clearFaults()
         reports.withLock { $0.removeAll() }
@@ -168,7 +168,7 @@ struct OfflineStoreTests {
         let ids = try JSONValue.parse(all.json)["value"]?.arrayValue?.compactMap { $0["ID"]?.int64Value }
         #expect(ids == (1...300).map(Int64.init))
         #expect(try await Self.run(store, "Categories/$count").get().json == "{\"value\":10}")
-        try store.close()
+        await store.close()
     }
 
     static func requests(_ proxy: TestServer) throws -> Int {
@@ -229,7 +229,7 @@ struct OfflineStoreTests {
         #expect(error?.code == .syntax)
         #expect(error?.position == 17)
         #expect(!FileManager.default.fileExists(atPath: options.storePath!))
-        try store.close()
+        await store.close()
     }
 
     /// A store of a newer format, or one made for other $metadata or another service, is
@@ -247,7 +247,7 @@ struct OfflineStoreTests {
         options.connectTimeoutMilliseconds = 2000
         let (first, state, _) = try await Self.opened(options)
         #expect(state == .failed)  // the download could not reach the service; the file exists
-        try first.close()
+        await first.close()
         #expect(FileManager.default.fileExists(atPath: path))
 
         // Another service root: refused.
@@ -256,7 +256,7 @@ struct OfflineStoreTests {
         let (s2, state2, error2) = try await Self.opened(other)
         #expect(state2 == .failed)
         #expect(error2?.code == .invalidArgument && error2?.message.contains("another service") == true)
-        try s2.close()
+        await s2.close()
 
         // Other $metadata than the file was made from: refused.
         var otherModel = options
@@ -265,7 +265,7 @@ struct OfflineStoreTests {
         let (s3, state3, error3) = try await Self.opened(otherModel)
         #expect(state3 == .failed)
         #expect(error3?.message.contains("other $metadata") == true)
-        try s3.close()
+        await s3.close()
 
         // A newer format: refused, the file unchanged.
         do {
@@ -276,7 +276,7 @@ struct OfflineStoreTests {
         let (s4, state4, error4) = try await Self.opened(options)
         #expect(state4 == .failed)
         #expect(error4?.code == .unsupported && error4?.message.contains("newer format") == true)
-        try s4.close()
+        await s4.close()
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
     }
 
@@ -292,7 +292,7 @@ struct OfflineStoreTests {
         #expect(state == .failed)
         #expect(error?.code == .invalidArgument)
         #expect(error?.message.contains("not an offline store") == true)
-        try store.close()
+        await store.close()
         #expect(try Array(Data(contentsOf: URL(fileURLWithPath: path))) == text)
     }
 }

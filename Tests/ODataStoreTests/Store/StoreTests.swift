@@ -63,7 +63,7 @@ struct StoreTests {
         let ids = try JSONValue.parse(all.json)["value"]?.arrayValue?.compactMap { $0["ID"]?.int64Value }
         #expect(ids == (1...300).map(Int64.init))
 
-        try store.close()
+        await store.close()
         #expect(states.withLock { $0 } == [.opening, .open, .closing, .closed])
         #expect(store.state == .closed)
         #expect(throws: ODataStoreError.self) { _ = try store.makeRequest(.read, path: "Products") }
@@ -85,7 +85,7 @@ struct StoreTests {
         #expect(failure.error.httpStatus == 404)
         #expect(failure.response?.status == 404)
         #expect(failing.events.withLock { $0 } == ["started", "failed notFound"])
-        try store.close()
+        await store.close()
     }
 
     @Test func createUpdateDeleteWithETags() async throws {
