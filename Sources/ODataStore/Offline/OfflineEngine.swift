@@ -118,7 +118,18 @@ final class OfflineEngine: RequestEngine {
             }
             all.append((ids[row.path] ?? row.id, def))
         }
-        let pending = try database.definingRequests().filter { $0.state != .complete }.map(\.id)
+        // What the open downloads before the store is open: the first download of the store
+        // (resumed where it stopped), and defining requests named in the options that never
+        // finished one. A refresh interrupted after the store was open (`download`) and a
+        // request added with `addDefiningRequest` wait for the next `download`: the file
+        // answers with what it has, so a reopen needs no network for them.
+        let rows = try database.definingRequests()
+        let firstDownloadDone = rows.contains { $0.state == .complete || $0.refresh != nil || $0.lastDownload != nil }
+        let named = Set(definitions.map(\.path))
+        let pending = rows.filter { row in
+            guard row.state != .complete, row.refresh == nil else { return false }
+            return !firstDownloadDone || named.contains(row.path)
+        }.map(\.id)
         let targets = all.filter { pending.contains($0.0) }.map { Download.Target(id: $0.0, definition: $0.1) }
         let download = Download(session: session, store: database, targets: targets, pageSize: options.downloadPageSize,
                                 progress: progress)

@@ -184,6 +184,58 @@ struct DownloadRefreshTests {
         defer { try? reopened.close() }
         #expect(try reopened.offlineInfo().definingRequests.map(\.path) == ["Products?$filter=ID le 20"])
     }
+
+    /// A store that was open once reopens from its file without the network, even when a
+    /// refresh was interrupted and a defining request was added but never downloaded: they
+    /// wait for the next download (which resumes the refresh). A defining request named in
+    /// the options that never came down is downloaded by the open.
+    @Test func reopeningNeedsNoNetworkForRefreshesAndAddedRequests() async throws {
+        let server = try TestServer.start(.v4)
+        defer { server.stop() }
+        let proxy = try TestServer.faultProxy(upstream: server.serviceRoot)
+        defer { proxy.stop() }
+        var options = StoreOptions(serviceRoot: proxy.serviceRoot)
+        options.kind = .offline
+        options.storePath = OfflineStoreTests.temporaryPath("reopen-refresh.store")
+        options.definingRequests = ["Products", "Categories"]
+        options.downloadPageSize = 100
+        options.limits.maxRetries = 0
+        let (store, state, error) = try await OfflineStoreTests.opened(options)
+        #expect(state == .open, "\(String(describing: error))")
+        try store.addDefiningRequest("Customers")
+        // A refresh of Products (a delta: odatapy gives delta links) that the service fails.
+        try proxy.setFault("http500", count: -1, match: "Products")
+        let (interrupted, _) = try await Self.download(store, ["Products"])
+        #expect(throws: ODataStoreError.self) { try interrupted.get() }
+        await store.close()
+
+        // The service gone: the store opens from its file, everything it had is there.
+        try proxy.clearFaults()
+        try proxy.setFault("reset", count: -1)
+        let (reopened, s2, e2) = try await OfflineStoreTests.opened(options)
+        #expect(s2 == .open, "\(String(describing: e2))")
+        #expect(try await Self.count(reopened, "Products") == 300)
+        #expect(try await Self.count(reopened, "Customers") == 0)
+        let info = try reopened.offlineInfo().definingRequests
+        #expect(info.map(\.path) == ["Products", "Categories", "Customers"])
+        #expect(info.map(\.isComplete) == [false, true, false])
+        // Back online: the next download finishes both.
+        try proxy.clearFaults()
+        let (finished, _) = try await Self.download(reopened)
+        try finished.get()
+        #expect(try reopened.offlineInfo().definingRequests.allSatisfy(\.isComplete))
+        #expect(try await Self.count(reopened, "Customers") > 0)
+        await reopened.close()
+
+        // Named in the options but never downloaded: the open brings it.
+        var named = options
+        named.definingRequests = ["Products", "Products?$filter=ID le 5"]
+        let (third, s3, e3) = try await OfflineStoreTests.opened(named)
+        #expect(s3 == .open, "\(String(describing: e3))")
+        defer { try? third.close() }
+        let added = try #require(try third.offlineInfo().definingRequests.first { $0.path == "Products?$filter=ID le 5" })
+        #expect(added.isComplete && added.entities == 5)
+    }
 }
 
 /// The whole round against the real V2 service (pyslet: no $batch, no delta, MERGE): changes
