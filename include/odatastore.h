@@ -583,6 +583,67 @@ typedef struct ods_defining_request_info {
 ODS_EXTERN int ods_store_defining_request(ods_defining_request_info *out, ods_store *store, size_t index);
 
 /* ---------------------------------------------------------------------------------------
+ * Offline stores after opening: fresh data, and changing the defining requests
+ * (docs/offline.md, "Download after opening")
+ * ------------------------------------------------------------------------------------- */
+
+/**
+ * The end of a download (ods_store_download): called exactly once per successful call, last.
+ * `status` is ODS_OK when every chosen defining request is downloaded, else the code of what
+ * stopped it (also in error->code): ODS_ECANCELLED (ods_store_cancel_download,
+ * ods_store_close), ODS_ENOTFOUND (a path that is not a defining request of the store),
+ * ODS_EOFFLINE, ODS_ESERVER, ODS_ETIMEOUT, ODS_EUNAUTHORIZED, ODS_EIO, ... Pages written
+ * before a failure stay, and the next download resumes after them. `error` is NULL on
+ * success, else BORROWED for the duration of the call.
+ */
+typedef void (*ods_download_cb)(ods_store *store, int status, const ods_error *error, void *context);
+
+/**
+ * Starts downloading fresh data into an open offline store, in the background: for each
+ * chosen defining request, the service's changes through its delta link where the service
+ * gave one (V4 `Prefer: odata.track-changes`: changed entities written, `@removed` ones
+ * deleted), else a full download that replaces what the request brought down (entities the
+ * service no longer sends leave the file, unless another defining request brought them too).
+ * Local changes not uploaded yet stay on top: a download never overwrites an entity with
+ * pending changes or in the error archive. Reads and local writes go on meanwhile.
+ *
+ * `paths`: NULL for every defining request, else a NULL-terminated list of defining requests
+ * of the store (as given when opening or to ods_store_add_defining_request; they are
+ * normalised, so spacing and option order do not matter); BORROWED for the call. `progress`
+ * (may be NULL: then the options' download_progress, if any, is used) is called after every
+ * page written; `completion` (may be NULL) once at the end; both with `context` (not
+ * retained: it must outlive the completion), through the store's dispatch mode, like
+ * request callbacks, never under an internal lock. ods_store_close delivers the completion
+ * (ODS_ECANCELLED) before it returns.
+ * Returns ODS_OK; ODS_ESTATE when the store is not open, or a download or an upload runs;
+ * ODS_EINVAL for a NULL store or an empty `paths` list; ODS_EUNSUPPORTED for other store
+ * kinds. On failure neither callback is called. Any thread, also from a callback.
+ */
+ODS_EXTERN int ods_store_download(ods_store *store, const char *const *paths, ods_download_progress_cb progress,
+                                  ods_download_cb completion, void *context);
+
+/**
+ * Adds a defining request to an open offline store, checked against $metadata like those
+ * given when opening (ODS_ESYNTAX or ODS_EINVAL, with the error's position, for a bad one;
+ * nothing changes then). Its collection is in scope at once, empty until ods_store_download
+ * brings its data. Adding one the store has already is no error. Returns ODS_OK; ODS_ESTATE
+ * when the store is not open; ODS_EUNSUPPORTED, ODS_EINVAL for NULL. Any thread, not from a
+ * callback of this store while a read runs (it waits for the store's database thread).
+ */
+ODS_EXTERN int ods_store_add_defining_request(ods_store *store, const char *path);
+
+/**
+ * Removes a defining request from an open offline store, in one transaction: the entities
+ * only it brought down leave the file (those with local changes stay until uploaded), and
+ * what only it covered is out of scope from then on (ODS_ENOTINSCOPE). Returns ODS_OK;
+ * ODS_ENOTFOUND when the store has no such defining request; ODS_EINVAL for NULL or for the
+ * store's last defining request (an offline store keeps at least one); ODS_ESTATE when the
+ * store is not open or a download runs; ODS_EUNSUPPORTED. Threads: as
+ * ods_store_add_defining_request.
+ */
+ODS_EXTERN int ods_store_remove_defining_request(ods_store *store, const char *path);
+
+/* ---------------------------------------------------------------------------------------
  * Offline stores: local changes, upload, error archive (docs/offline.md, "Local changes")
  *
  * LOCAL CHANGES. ODS_CREATE, ODS_UPDATE* and ODS_DELETE requests on an open offline store

@@ -89,15 +89,7 @@ private func readOptions(_ p: UnsafePointer<ods_store_options>) throws(ODataStor
         let ctx = CContext(pointer: o.download_progress_context)
         options.downloadProgress = { store, progress in
             withExtendedLifetime(store) {
-                progress.definingRequest.withCString { path in
-                    var record = ods_download_progress(
-                        version: UInt32(ODS_DOWNLOAD_PROGRESS_VERSION), defining_request: path,
-                        request_index: progress.requestIndex, request_count: progress.requestCount,
-                        entities: progress.entities, bytes: progress.bytes, expected_entities: progress.expectedEntities ?? -1,
-                        total_entities: progress.totalEntities, total_bytes: progress.totalBytes,
-                        request_finished: progress.requestFinished ? 1 : 0)
-                    fn.function(Handle.pointer(store), &record, ctx.pointer)
-                }
+                withDownloadProgressRecord(progress) { fn.function(Handle.pointer(store), $0, ctx.pointer) }
             }
         }
     }

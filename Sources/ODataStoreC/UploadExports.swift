@@ -12,7 +12,7 @@ import ODataStore
 /// An operation ended by ods_store_close reports ODS_ECANCELLED, as requests do (the header's
 /// callback contract). The offline engine says `.closed` when the close overtook the
 /// operation's last step (its database thread already gone), `.cancelled` otherwise.
-private func cancelledByClose(_ error: ODataStoreError) -> ODataStoreError {
+func cancelledByClose(_ error: ODataStoreError) -> ODataStoreError {
     guard error.code == .closed else { return error }
     return ODataStoreError(.cancelled, "cancelled because the store was closed (\(error.message))")
 }

@@ -194,6 +194,8 @@ ErrorPtr = ctypes.POINTER(ErrorStruct)
 UPLOAD_PROGRESS_CB = ctypes.CFUNCTYPE(None, c_void_p, ctypes.POINTER(UploadProgressStruct), c_void_p)
 # void (*)(ods_store *, int status, const ods_upload_result *, const ods_error *, void *context)
 UPLOAD_CB = ctypes.CFUNCTYPE(None, c_void_p, c_int, ctypes.POINTER(UploadResultStruct), ErrorPtr, c_void_p)
+# void (*)(ods_store *, int status, const ods_error *, void *context)
+DOWNLOAD_CB = ctypes.CFUNCTYPE(None, c_void_p, c_int, ErrorPtr, c_void_p)
 # void (*)(ods_store *, int64_t id, int status, const ods_error *, void *context)
 REVERT_CB = ctypes.CFUNCTYPE(None, c_void_p, c_int64, c_int, ErrorPtr, c_void_p)
 
@@ -239,6 +241,9 @@ _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "ods_store_cancel_download": (c_int, [c_void_p]),
     "ods_store_offline_info": (c_int, [ctypes.POINTER(OfflineInfoStruct), c_void_p]),
     "ods_store_defining_request": (c_int, [ctypes.POINTER(DefiningRequestInfoStruct), c_void_p, c_size_t]),
+    "ods_store_download": (c_int, [c_void_p, ctypes.POINTER(c_char_p), PROGRESS_CB, DOWNLOAD_CB, c_void_p]),
+    "ods_store_add_defining_request": (c_int, [c_void_p, c_char_p]),
+    "ods_store_remove_defining_request": (c_int, [c_void_p, c_char_p]),
     "ods_store_upload": (c_int, [c_void_p, UPLOAD_PROGRESS_CB, UPLOAD_CB, c_void_p]),
     "ods_store_cancel_upload": (c_int, [c_void_p]),
     "ods_store_pending_count": (c_int, [ctypes.POINTER(c_int64), c_void_p]),

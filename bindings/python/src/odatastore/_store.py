@@ -87,6 +87,26 @@ def _mode(mode: ModeLike) -> Mode:
         raise InvalidArgumentError(f"unknown mode {mode!r}", _errors.EINVAL) from None
 
 
+def _path_arg(path: Any, name: str) -> bytes:
+    """A request path argument, encoded for C (a str without NUL)."""
+    if not isinstance(path, str):
+        raise InvalidArgumentError(f"{name} must be a str (a request path), not {type(path).__name__}", _errors.EINVAL)
+    encoded = _c(path)
+    assert encoded is not None
+    return encoded
+
+
+def _path_list(paths: Optional[Sequence[str]], name: str) -> Any:
+    """A NULL-terminated ``const char *const *`` of `paths` (None stays NULL). The array is
+    borrowed by the C call only: keep it referenced until the call returns."""
+    if paths is None:
+        return None
+    if isinstance(paths, (str, bytes)):
+        raise InvalidArgumentError(f"{name} is a list of request paths, not one string", _errors.EINVAL)
+    encoded = [_path_arg(p, name) for p in paths]
+    return (ctypes.c_char_p * (len(encoded) + 1))(*encoded, None)
+
+
 def _c(text: Optional[str]) -> Optional[bytes]:
     if text is None:
         return None
@@ -535,7 +555,7 @@ class _Operation:
     store's dispatch mode: its outcome, its future and the asyncio futures awaiting it. Kept in
     ``_operations`` (the C context is its key) from the start until that last callback."""
 
-    def __init__(self, store: "Store", progress: Optional[UploadProgressCallback] = None,
+    def __init__(self, store: "Store", progress: Any = None,
                  cancel: Optional[Callable[[], None]] = None) -> None:
         self.store = store
         self.key = next(_ids)
@@ -676,6 +696,39 @@ def _on_upload_done_py(store_ptr: Optional[int], status: int, result: Any, error
 
 
 _on_upload_done = _ffi.UPLOAD_CB(_on_upload_done_py)
+
+
+def _on_download_progress_py(store_ptr: Optional[int], progress: Any, ctx: Optional[int]) -> None:
+    try:
+        op = _operations.get(ctx) if ctx else None
+        if op is None or not progress or op.progress is None or op._callback_raised:
+            return
+        report = DownloadProgress._copy(progress.contents)  # BORROWED for this call
+        try:
+            with _Delivering(op.store):
+                op.progress(op.store, report)
+        except BaseException as e:
+            # The exception becomes the download's outcome, and the download stops (ODS_ESTATE
+            # when it is over already: its completion is on its way).
+            op.record(e)
+            op.store._lib.ods_store_cancel_download(store_ptr)
+    except BaseException as e:  # never let an exception cross into C
+        _report_unraisable(e, "odatastore download progress callback")
+
+
+_on_download_progress = _ffi.PROGRESS_CB(_on_download_progress_py)
+
+
+def _on_download_done_py(store_ptr: Optional[int], status: int, error: Any, ctx: Optional[int]) -> None:
+    try:
+        op = _operations.pop(ctx, None) if ctx else None  # the last callback of the download
+        if op is not None:
+            op.finish(None, _errors.from_struct(error) if error else None)
+    except BaseException as e:
+        _report_unraisable(e, "odatastore download completion")
+
+
+_on_download_done = _ffi.DOWNLOAD_CB(_on_download_done_py)
 
 
 def _on_revert_done_py(store_ptr: Optional[int], error_id: int, status: int, error: Any, ctx: Optional[int]) -> None:
@@ -1396,6 +1449,73 @@ class Store:
         stores."""
         with self._use():
             _errors.check(self._lib, self._lib.ods_store_cancel_download(self._handle))
+
+    # -- offline: downloading after opening, changing the defining requests ------------------
+
+    def _start_download(self, op: _Operation, paths: Optional[Sequence[str]]) -> _Operation:
+        array = _path_list(paths, "paths")
+        lib = self._lib
+        # Without a progress of its own the store's on_progress gets the reports
+        # (ods_store_download falls back to the options' callback).
+        report = _on_download_progress if op.progress is not None else _ffi.PROGRESS_CB()  # NULL
+        return op.start(lambda key: int(lib.ods_store_download(self._handle, array, report, _on_download_done, key)))
+
+    def download(self, paths: Optional[Sequence[str]] = None, progress: Optional[ProgressCallback] = None, *,
+                 timeout: Optional[float] = None) -> None:
+        """Downloads fresh data into an open offline store and waits (``ods_store_download``):
+        every defining request (``paths`` None) or those named (as given when opening or to
+        :meth:`add_defining_request`). Where the service gave a delta link, only its changes
+        and deletions come; otherwise a full download replaces what the request brought down.
+        Local changes not uploaded yet stay on top. Reads and local writes go on meanwhile.
+
+        ``progress(store, DownloadProgress)`` is called after every page (None: the store's
+        ``on_progress``), through the dispatch mode like every callback. Raises what stopped
+        the download: :class:`NotFoundError` for a path that is not a defining request,
+        :class:`OfflineError`, :class:`ServerError`, :meth:`cancel_download` or :meth:`close`
+        (:class:`CancelledError`), the exception ``progress`` raised (which also stops it);
+        pages written before stay and the next download resumes. :class:`StateError` when
+        the store is not open or a download or an upload runs, or from a callback of this
+        store (use :meth:`submit_download` there); :class:`InvalidArgumentError` for an empty
+        ``paths``; :class:`UnsupportedError` for online stores. ``timeout``
+        (seconds) bounds the wait: :class:`RequestTimeoutError` then, and the download goes on."""
+        self._refuse_wait_in_callback("download()", "submit_download()")
+        self._start_download(_Operation(self, progress, cancel=self.cancel_download), paths).wait(timeout)
+
+    def submit_download(self, paths: Optional[Sequence[str]] = None,
+                        progress: Optional[ProgressCallback] = None) -> OperationFuture:
+        """Starts a download (as :meth:`download`) and returns a :class:`concurrent.futures.Future`
+        (its result is None); ``future.cancel()`` cancels the download."""
+        return self._start_download(_Operation(self, progress, cancel=self.cancel_download), paths).future
+
+    async def download_async(self, paths: Optional[Sequence[str]] = None,
+                             progress: Optional[ProgressCallback] = None) -> None:
+        """:meth:`download`, awaited (cancelling the awaiting task cancels the download)."""
+        loop = asyncio.get_running_loop()
+        self._attach_for_async(loop)
+        op = _Operation(self, progress, cancel=self.cancel_download)
+        fut = op.aio_future(loop)  # registered before the C call, so the completion cannot be missed
+        self._start_download(op, paths)
+        fut.add_done_callback(lambda f: op._cancel_quietly() if f.cancelled() else None)
+        await fut
+
+    def add_defining_request(self, path: str) -> None:
+        """Adds a defining request to an open offline store (``ods_store_add_defining_request``),
+        checked against ``$metadata`` like those given when opening (:class:`ODataSyntaxError` or
+        :class:`InvalidArgumentError` for a bad one, nothing added). Its collection is in scope
+        at once, empty until :meth:`download` brings its data. Adding one the store has is no
+        error."""
+        with self._use():
+            _errors.check(self._lib, self._lib.ods_store_add_defining_request(self._handle, _path_arg(path, "path")))
+
+    def remove_defining_request(self, path: str) -> None:
+        """Removes a defining request from an open offline store
+        (``ods_store_remove_defining_request``): the entities only it brought down leave the
+        file (those with local changes stay until uploaded); what only it covered is out of
+        scope. :class:`NotFoundError` when the store has no such request,
+        :class:`InvalidArgumentError` for its last one, :class:`StateError` while a download
+        runs."""
+        with self._use():
+            _errors.check(self._lib, self._lib.ods_store_remove_defining_request(self._handle, _path_arg(path, "path")))
 
     # -- offline: local changes, upload, error archive ---------------------------------------
 
