@@ -338,7 +338,7 @@ struct DifferentialTests {
                 tally.serviceRefused += 1
                 continue
             }
-            switch try await OfflineStoreTests.run(offline, path) { try $0.setPaging(.follow) } {
+            switch try await OfflineStoreTests.run(offline, path, configure: { try $0.setPaging(.follow) }) {
             case .failure(let f):
                 tally.mismatches.append("\(path)\n  store failed: \(f.error.code) \(f.error.message)")
             case .success(let local):
