@@ -6,7 +6,7 @@
 # 1. Builds the release library and CLI (CMake, as shipped) and the two C programs.
 # 2. Makes the template store: a V4 test server and `odatastore offline init --define
 #    Products` (300 products); the server is stopped: the writes are offline.
-# 3. --rounds rounds (default 3), order alternating, each program pinned to CPU 1, each on a
+# 3. --rounds rounds (default 5), order alternating, each program pinned to CPU 1, each on a
 #    fresh copy of the template:
 #      ods     bench/localwrite/ods_localwrite.c: --count (default 10,000) single-entity
 #              creates through the C API (ods_store_schedule ODS_CREATE "Products"), one at
@@ -25,7 +25,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 OUT="$ROOT/build/bench-localwrite"
 PY="${ODS_TEST_PYTHON:-$ROOT/.venv/bin/python}"
-ROUNDS=3
+ROUNDS=5
 COUNT=10000
 BUILD=1
 PIN=1

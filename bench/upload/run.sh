@@ -11,7 +11,7 @@
 #    `upload-bench prepare`: a store with defining request Products (300 products) and that
 #    many queued creates of products the service keys. The server is stopped; the store is
 #    the template every measurement of that size copies.
-# 3. --rounds rounds (default 3), order alternating; each measurement has a fresh server
+# 3. --rounds rounds (default 5), order alternating; each measurement has a fresh server
 #    (pinned to CPU 0) and a fresh copy of the template, and runs `upload-bench upload`
 #    (pinned to CPU 1): the queue uploaded
 #      batch     through $batch, 100 changes per request (uploadBatchSize 100, the default)
@@ -27,7 +27,7 @@ set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 OUT="$ROOT/build/bench-upload"
 PY="${ODS_TEST_PYTHON:-$ROOT/.venv/bin/python}"
-ROUNDS=3
+ROUNDS=5
 SMALL=1000
 LARGE=10000
 LARGE_SINGLE=0
