@@ -34,6 +34,7 @@ def main() -> int:
     ap.add_argument("--doc")
     for name in ("rounds", "count", "template-bytes", "pinned", "same"):
         ap.add_argument("--" + name, type=int, default=0)
+    ap.add_argument("--instructions", help="instructions.jsonl of run.sh --instructions")
     ap.add_argument("--command", default="bash bench/localwrite/run.sh")
     ap.add_argument("--load-start", default="?")
     ap.add_argument("--load-end", default="?")
@@ -95,6 +96,18 @@ def main() -> int:
         if xs:
             out.append(f"- Against {what}: **{med(xs):.2f}x** the creates per second "
                        f"(rounds: {', '.join('%.2f' % x for x in sorted(xs))}), at {med(cs):.2f}x the CPU per create.")
+    if a.instructions and os.path.exists(a.instructions):
+        ins = {r["key"]: (r["ir_1200"] - r["ir_200"]) / 1000 for r in (json.loads(line) for line in open(a.instructions) if line.strip())}
+        out.append("")
+        out.append("Instructions per create (valgrind callgrind: a run of 1,200 creates minus a run of 200, over 1,000; "
+                   "independent of machine load):")
+        out.append("")
+        out.append("| Program | Instructions per create | vs. every row the library writes |")
+        out.append("|---|---|---|")
+        for key in ("ods", "sqlite", "rows"):
+            if key in ins:
+                rel = f"{ins[key] / ins['rows']:.2f}x" if ins.get("rows") else "-"
+                out.append(f"| {LABELS[key]} | {ins[key]:,.0f} | {rel} |")
     block = "\n".join(out).rstrip() + "\n"
     if not a.doc:
         print(block)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench/localwrite/run.sh - the local-write benchmark of issue 8 ("Speed"), in one command.
 #
-#   bash bench/localwrite/run.sh [--rounds N] [--count N] [--no-build] [--no-pin] [--no-doc]
+#   bash bench/localwrite/run.sh [--rounds N] [--count N] [--instructions] [--no-build] [--no-pin] [--no-doc]
 #
 # 1. Builds the release library and CLI (CMake, as shipped) and the two C programs.
 # 2. Makes the template store: a V4 test server and `odatastore offline init --define
@@ -18,15 +18,20 @@
 #              create (entity, membership, local key, queued change), one transaction each
 #    Before the rounds, 100 creates by the library and 100 by `--rows store` are compared
 #    (check.py): the same rows, apart from the queue's time stamps and random ids.
-# Raw results: build/bench-localwrite/results.jsonl; bench/localwrite/report.py writes the
+# 4. With --instructions, each program once more under valgrind callgrind with 200 and with
+#    1,200 creates: the difference over 1,000 is its instructions per create (opening and
+#    closing cancel out). Independent of machine load.
+# Raw results: build/bench-localwrite/results.jsonl (and instructions.jsonl); bench/localwrite/report.py writes the
 # "## Offline store: local writes" section of docs/benchmarks.md (unless --no-doc).
 set -euo pipefail
+ARGS="$*"
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 OUT="$ROOT/build/bench-localwrite"
 PY="${ODS_TEST_PYTHON:-$ROOT/.venv/bin/python}"
 ROUNDS=5
 COUNT=10000
+INSTRUCTIONS=0
 BUILD=1
 PIN=1
 DOC=1
@@ -35,6 +40,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
         --rounds) ROUNDS=$2; shift 2 ;;
         --count) COUNT=$2; shift 2 ;;
+        --instructions) INSTRUCTIONS=1; shift ;;
         --no-build) BUILD=0; shift ;;
         --no-pin) PIN=0; shift ;;
         --no-doc) DOC=0; shift ;;
@@ -123,8 +129,32 @@ for ((round = 1; round <= ROUNDS; round++)); do
 done
 LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg)
 
-REPORT=("$PY" bench/localwrite/report.py --results "$RESULTS" --rounds "$ROUNDS" --count "$COUNT"
+# --- Instructions ---------------------------------------------------------------------------
+INSTR="$OUT/instructions.jsonl"
+rm -f "$INSTR"
+if [ "$INSTRUCTIONS" = 1 ]; then
+    command -v valgrind >/dev/null || { echo "run.sh: --instructions needs valgrind" >&2; exit 1; }
+    for program in ods sqlite rows; do
+        ir=()
+        for n in 200 1200; do
+            rm -f "$OUT/run.store" "$OUT/run.store-wal" "$OUT/run.store-shm" "$OUT/callgrind.out"
+            cp "$TEMPLATE" "$OUT/run.store"
+            case "$program" in
+                ods) cmd=("$OUT/ods_localwrite" "$OUT/run.store" --service "$SERVICE" --count "$n") ;;
+                sqlite) cmd=("$OUT/sqlite_localwrite" "$OUT/run.store" --count "$n") ;;
+                rows) cmd=("$OUT/sqlite_localwrite" "$OUT/run.store" --count "$n" --rows store) ;;
+            esac
+            valgrind --tool=callgrind --callgrind-out-file="$OUT/callgrind.out" "${cmd[@]}" >/dev/null 2>"$OUT/callgrind.log"
+            ir+=("$(grep -E '^summary:' "$OUT/callgrind.out" | awk '{print $2}')")
+        done
+        echo "{\"key\":\"$program\",\"ir_200\":${ir[0]},\"ir_1200\":${ir[1]}}" >>"$INSTR"
+        echo "   instructions $program: $(( (ir[1] - ir[0]) / 1000 )) per create" >&2
+    done
+fi
+
+REPORT=("$PY" bench/localwrite/report.py --command "bash bench/localwrite/run.sh${ARGS:+ $ARGS}" --results "$RESULTS" --rounds "$ROUNDS" --count "$COUNT"
         --template-bytes "$TEMPLATE_BYTES" --same "$SAME" --load-start "$LOAD_START" --load-end "$LOAD_END" --pinned "$PIN")
+[ -s "$INSTR" ] && REPORT+=(--instructions "$INSTR")
 if [ "$DOC" = 1 ]; then
     "${REPORT[@]}" --doc docs/benchmarks.md
     echo "== wrote docs/benchmarks.md (## Offline store: local writes)" >&2

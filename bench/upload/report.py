@@ -31,6 +31,7 @@ def main() -> int:
         ap.add_argument("--" + name, type=int, default=0)
     ap.add_argument("--prepare-small")
     ap.add_argument("--prepare-large")
+    ap.add_argument("--instructions", help="instructions.jsonl of run.sh --instructions")
     ap.add_argument("--command", default="bash bench/upload/run.sh")
     ap.add_argument("--load-start", default="?")
     ap.add_argument("--load-end", default="?")
@@ -116,6 +117,29 @@ def main() -> int:
                    f"{med(lin_cpu):.2f}x (client CPU) and {med(lin_wall):.2f}x (wall) the cost at {a.small:,}** "
                    f"(1.00x is linear; rounds, client CPU: {rounds(lin_cpu)}; wall: {rounds(lin_wall)}); the server's CPU per "
                    f"change: {med(lin_srv):.2f}x (rounds: {rounds(lin_srv)}).")
+    if a.instructions and os.path.exists(a.instructions):
+        ins = {r["key"]: r for r in (json.loads(line) for line in open(a.instructions) if line.strip())}
+
+        def ir(key):
+            r = ins.get(key)
+            return None if not r else (r["ir"] - r["ir_empty"]) / r["changes"]
+
+        out.append("")
+        out.append("Client instructions per change (valgrind callgrind, one run each, not pinned; the same upload minus the same "
+                   "program on a store with no queued change; independent of machine load):")
+        out.append("")
+        out.append("| Upload | Changes | Instructions per change |")
+        out.append("|---|---|---|")
+        for key in (small_b, small_s, large_b):
+            if ir(key) is not None:
+                mode, n = key.split("-")
+                out.append(f"| {labels[mode]} | {int(n):,} | {ir(key):,.0f} |")
+        out.append("")
+        if ir(small_b) and ir(small_s):
+            out.append(f"- One request per change costs the client {ir(small_s) / ir(small_b):.2f}x the instructions of `$batch`.")
+        if ir(small_b) and ir(large_b):
+            out.append(f"- **Linearity, client instructions: {ir(large_b) / ir(small_b):.2f}x per change at {a.large:,} against "
+                       f"{a.small:,}** (1.00x is linear).")
     for n, p in sorted(prepared.items()):
         out.append(f"- Making the {n:,} queued creates (the template, not timed above): {p['local_writes_ms'] / 1000:.1f} s, "
                    f"{p['local_writes_ms'] / n:.2f} ms per create (Swift API, one at a time, each durable).")

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # bench/upload/run.sh - the upload benchmarks of issue 8 ("Speed"), in one command.
 #
-#   bash bench/upload/run.sh [--rounds N] [--small N] [--large N] [--no-build] [--no-pin] [--no-doc]
+#   bash bench/upload/run.sh [--rounds N] [--small N] [--large N] [--large-single] [--instructions]
+#                            [--no-build] [--no-pin] [--no-doc]
 #
 # 1. Builds bench/upload (the upload-bench driver over the Swift API, release; the library is
 #    compiled into it from this tree by SwiftPM, as in `swift build -c release`).
@@ -20,9 +21,14 @@
 #    change too with --large-single). Each prints wall time, client CPU (user + sys, every
 #    thread) and the server's CPU over the upload, after checking that every change was
 #    confirmed and the service has 300 + N products.
-# Raw results: build/bench-upload/results.jsonl; bench/upload/report.py writes the
+# 4. With --instructions, once more under valgrind callgrind (not pinned, after the rounds):
+#    each upload of step 3 and the same program on a store with no queued change; the
+#    difference over the number of changes is the client's instructions per change (the
+#    upload alone: opening, the check and closing cancel out). Independent of machine load.
+# Raw results: build/bench-upload/results.jsonl (and instructions.jsonl); bench/upload/report.py writes the
 # "## Offline store: upload" section of docs/benchmarks.md (unless --no-doc).
 set -euo pipefail
+ARGS="$*"
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 OUT="$ROOT/build/bench-upload"
@@ -31,6 +37,7 @@ ROUNDS=5
 SMALL=1000
 LARGE=10000
 LARGE_SINGLE=0
+INSTRUCTIONS=0
 BUILD=1
 PIN=1
 DOC=1
@@ -41,6 +48,7 @@ while [ $# -gt 0 ]; do
         --small) SMALL=$2; shift 2 ;;
         --large) LARGE=$2; shift 2 ;;
         --large-single) LARGE_SINGLE=1; shift ;;
+        --instructions) INSTRUCTIONS=1; shift ;;
         --no-build) BUILD=0; shift ;;
         --no-pin) PIN=0; shift ;;
         --no-doc) DOC=0; shift ;;
@@ -89,7 +97,9 @@ stop_server() {
 }
 
 # --- Templates ------------------------------------------------------------------------------
-for n in "$SMALL" "$LARGE"; do
+SIZES=("$SMALL" "$LARGE")
+[ "$INSTRUCTIONS" = 1 ] && SIZES+=(0)
+for n in "${SIZES[@]}"; do
     rm -f "$OUT/template-$n.store"*
     start_server
     echo "== making the template store: $n queued creates" >&2
@@ -124,9 +134,35 @@ for ((round = 1; round <= ROUNDS; round++)); do
 done
 LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg)
 
-REPORT=("$PY" bench/upload/report.py --results "$RESULTS" --rounds "$ROUNDS" --small "$SMALL" --large "$LARGE"
+# --- Instructions ---------------------------------------------------------------------------
+INSTR="$OUT/instructions.jsonl"
+rm -f "$INSTR"
+if [ "$INSTRUCTIONS" = 1 ]; then
+    command -v valgrind >/dev/null || { echo "run.sh: --instructions needs valgrind" >&2; exit 1; }
+    count_one() {  # $1: mode, $2: changes; prints the client's instructions (Ir)
+        local mode=$1 n=$2 size
+        size=$([ "$mode" = batch ] && echo 100 || echo 1)
+        rm -f "$OUT/run.store"* "$OUT/callgrind.out"
+        cp "$OUT/template-$n.store" "$OUT/run.store"
+        start_server
+        valgrind --tool=callgrind --callgrind-out-file="$OUT/callgrind.out" \
+            "$BIN" upload --service "$SERVICE" --store "$OUT/run.store" --batch-size "$size" --expect "$n" >/dev/null 2>"$OUT/callgrind.log"
+        stop_server
+        grep -E '^(summary|totals):' "$OUT/callgrind.out" | head -1 | awk '{print $2}'
+    }
+    for entry in "batch $SMALL" "single $SMALL" "batch $LARGE"; do
+        set -- $entry
+        zero=$(count_one "$1" 0)
+        full=$(count_one "$1" "$2")
+        echo "{\"key\":\"$1-$2\",\"changes\":$2,\"ir\":$full,\"ir_empty\":$zero}" >>"$INSTR"
+        echo "   instructions $1 $2: $full (no queued change: $zero)" >&2
+    done
+fi
+
+REPORT=("$PY" bench/upload/report.py --command "bash bench/upload/run.sh${ARGS:+ $ARGS}" --results "$RESULTS" --rounds "$ROUNDS" --small "$SMALL" --large "$LARGE"
         --prepare-small "$OUT/prepare-$SMALL.json" --prepare-large "$OUT/prepare-$LARGE.json"
         --load-start "$LOAD_START" --load-end "$LOAD_END" --pinned "$PIN")
+[ -s "$INSTR" ] && REPORT+=(--instructions "$INSTR")
 if [ "$DOC" = 1 ]; then
     "${REPORT[@]}" --doc docs/benchmarks.md
     echo "== wrote docs/benchmarks.md (## Offline store: upload)" >&2

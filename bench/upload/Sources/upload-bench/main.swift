@@ -95,7 +95,7 @@ case "prepare":
     options.definingRequests = ["Products"]
     let store = open(options)
     let start = nowMilliseconds()
-    for i in 1...n {
+    for i in stride(from: 1, through: n, by: 1) {
         let body = #"{"Name":"Uploaded \#(i)","Price":"\#(i % 1000).50","Stock":"\#(i)","Discontinued":false,"CategoryID":\#(i % 10 + 1)}"#
         if case .failure(let f) = run(store, .create, "Products", body: body) { fail("create \(i): \(f.error)") }
     }
