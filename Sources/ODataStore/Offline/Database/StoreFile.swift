@@ -18,6 +18,8 @@ final class StoreFile {
     let tableIDs: [String: Int64]
     /// True when this open created the file's tables.
     let created: Bool
+    /// Prepared statements and lookup tables every `EntityWriter` of this file shares.
+    let writerShared = EntityWriter.Shared()
 
     private init(connection: SQLiteConnection, model: ServiceModel, schema: StoreSchema, metadata: [UInt8],
                  tableIDs: [String: Int64], created: Bool) {
@@ -27,6 +29,31 @@ final class StoreFile {
         self.metadata = metadata
         self.tableIDs = tableIDs
         self.created = created
+    }
+
+    /// Per entity table: the statement reading one row by row id in `EntityJSON`'s column
+    /// order (every local create and update answer, every change an upload sends).
+    private var rowStatements: [ObjectIdentifier: SQLiteStatement] = [:]
+
+    /// `SELECT <EntityJSON.selectList> FROM <table> t0 WHERE t0."@rid" = ?1`, prepared once
+    /// per table (building its SQL text and finding it by that text in the connection's cache
+    /// cost a local create more than SQLite's read of the row). Reset, ready to bind.
+    func rowStatement(_ table: EntityTable) throws(SQLiteError) -> SQLiteStatement {
+        let id = ObjectIdentifier(table)
+        if let s = rowStatements[id] {
+            s.reset()
+            return s
+        }
+        let s = try connection.prepare("SELECT \(EntityJSON.selectList(table, alias: "t0")) FROM \(table.quoted) t0 WHERE t0.\(SQLName.quote(EntityTable.ridColumn)) = ?1")
+        rowStatements[id] = s
+        return s
+    }
+
+    deinit {
+        // Statements held here are finalized before the connection closes (a close with
+        // statements left open leaves the file open, and its WAL, until they are).
+        writerShared.finalize()
+        rowStatements.removeAll()
     }
 
     /// What an existing file says about itself, read without changing it.

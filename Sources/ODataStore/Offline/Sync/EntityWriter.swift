@@ -27,15 +27,43 @@ final class EntityWriter {
     private var protectsLocalChanges: Bool { requestID != 0 }
     private var scratch: [UInt8] = []
     private var sqliteFailure: SQLiteError?
-    /// Per table: the column index of the top-level member seen at each position of the last
-    /// entity, so the common case (every entity lists its members in the same order) finds
-    /// columns by comparing bytes instead of hashing Strings.
-    private var memberCache: [ObjectIdentifier: [(name: [UInt8], index: Int)]] = [:]
-    private var topLevelIndex: [ObjectIdentifier: [String: Int]] = [:]
+    /// Prepared statements and lookup tables, shared by every writer of the store file.
+    private let shared: Shared
 
     init(file: StoreFile, requestID: Int64) {
         self.file = file
         self.requestID = requestID
+        self.shared = file.writerShared
+    }
+
+    /// What the writers of one store file share (database thread only): a local write and
+    /// each upload answer make a writer of their own, and preparing the upsert statement again
+    /// for each (with building its SQL text) was about half of a local create's instructions
+    /// (bench/localwrite). Statements are used bind-step-reset within one call, never left
+    /// open across calls, so writers can share them.
+    final class Shared {
+        /// Per table: the column index of the top-level member seen at each position of the
+        /// last entity, so the common case (every entity lists its members in the same order)
+        /// finds columns by comparing bytes instead of hashing Strings.
+        var memberCache: [ObjectIdentifier: [(name: [UInt8], index: Int)]] = [:]
+        var topLevelIndex: [ObjectIdentifier: [String: Int]] = [:]
+        var membersStatement: SQLiteStatement?
+        var upsertStatements: [UpsertKey: SQLiteStatement] = [:]
+        var keyLookups: [ObjectIdentifier: (statement: SQLiteStatement, columns: [Int])] = [:]
+
+        /// Drops the statements (before the connection closes).
+        func finalize() {
+            membersStatement = nil
+            upsertStatements.removeAll()
+            keyLookups.removeAll()
+        }
+    }
+
+    struct UpsertKey: Hashable {
+        let table: ObjectIdentifier
+        let present: [Int]
+        /// Downloads' upserts leave rows with local changes alone; the store's own do not.
+        let protects: Bool
     }
 
     enum Failure: Error {
@@ -126,7 +154,7 @@ final class EntityWriter {
         var removed = false
         var odataID: String?
         let id = ObjectIdentifier(table)
-        var cache = memberCache[id] ?? []
+        var cache = shared.memberCache[id] ?? []
         var position = 0
         guard try s.beginObject() else { throw s.fail("an entity without properties") }
         repeat {
@@ -205,7 +233,7 @@ final class EntityWriter {
                 try appendExtra(&extra, &s, page, key)
             }
         } while try s.nextMember()
-        memberCache[id] = cache
+        shared.memberCache[id] = cache
         if removed {
             if let odataID { removedIDs.append(odataID) }
             return nil
@@ -213,11 +241,11 @@ final class EntityWriter {
         let rid: Int64
         do throws(SQLiteError) {
             rid = try upsert(table, cells, etag: etag, type: type, extra: extra, page: page)
-            // The membership statement prepared once per writer, integers bound directly.
+            // The membership statement prepared once per store file, integers bound directly.
             let members: SQLiteStatement
-            if let m = membersStatement { members = m } else {
+            if let m = shared.membersStatement { members = m } else {
                 members = try file.connection.prepare("INSERT OR IGNORE INTO ods_members (request, tbl, rid) VALUES (?1, ?2, ?3)")
-                membersStatement = members
+                shared.membersStatement = members
             }
             defer { members.reset() }
             try members.bind(.integer(requestID), at: 1)
@@ -239,10 +267,10 @@ final class EntityWriter {
 
     private func topLevel(_ table: EntityTable) -> [String: Int] {
         let id = ObjectIdentifier(table)
-        if let d = topLevelIndex[id] { return d }
+        if let d = shared.topLevelIndex[id] { return d }
         var d: [String: Int] = [:]
         for (i, c) in table.columns.enumerated() where c.path.count == 1 { d[c.path[0]] = i }
-        topLevelIndex[id] = d
+        shared.topLevelIndex[id] = d
         return d
     }
 
@@ -360,13 +388,11 @@ final class EntityWriter {
 
     // MARK: - SQL
 
-    // Prepared statements held by the writer (measured in bench/download: 30% fewer instructions
-    // per entity): no SQL-text lookup per entity, and no RETURNING (its ephemeral table cost about
-    // a third of SQLite's time per row): the row id is the new last-insert rowid, or, when the
-    // upsert took its update path, looked up by key.
-    private var membersStatement: SQLiteStatement?
+    // Prepared statements held by the writers of the file (`Shared`; measured in bench/download:
+    // 30% fewer instructions per entity): no SQL-text lookup per entity, and no RETURNING (its
+    // ephemeral table cost about a third of SQLite's time per row): the row id is the new
+    // last-insert rowid, or, when the upsert took its update path, looked up by key.
     private var lastUpsert: (table: ObjectIdentifier, present: [Int], statement: SQLiteStatement)?
-    private var keyLookups: [ObjectIdentifier: (statement: SQLiteStatement, columns: [Int])] = [:]
     private var tableIDCache: (ObjectIdentifier, Int64)?
 
     private func tableID(_ table: EntityTable) -> Int64 {
@@ -403,12 +429,12 @@ final class EntityWriter {
         if after != before { return after }
         // The update path (the row was there): find its row id by key.
         let lookup: (statement: SQLiteStatement, columns: [Int])
-        if let l = keyLookups[id] { lookup = l } else {
+        if let l = shared.keyLookups[id] { lookup = l } else {
             let columns = table.keyColumns.map { k in table.columns.firstIndex { $0.pathText == k.pathText } ?? -1 }
             let sql = "SELECT \(SQLName.quote(EntityTable.ridColumn)) FROM \(table.quoted) WHERE "
                 + table.keyColumns.enumerated().map { "\($0.element.quoted) = ?\($0.offset + 1)" }.joined(separator: " AND ")
             lookup = (try file.connection.prepare(sql), columns)
-            keyLookups[id] = lookup
+            shared.keyLookups[id] = lookup
         }
         defer { lookup.statement.reset() }
         for (k, i) in lookup.columns.enumerated() {
@@ -419,24 +445,14 @@ final class EntityWriter {
     }
 
     private func upsertStatement(_ table: EntityTable, _ present: [Int]) throws(SQLiteError) -> SQLiteStatement {
-        let key = UpsertKey(table: ObjectIdentifier(table), present: present)
-        if let st = upsertStatements[key] { return st }
+        let key = UpsertKey(table: ObjectIdentifier(table), present: present, protects: protectsLocalChanges)
+        if let st = shared.upsertStatements[key] { return st }
         let st = try file.connection.prepare(upsertSQL(table, present))
-        upsertStatements[key] = st
+        shared.upsertStatements[key] = st
         return st
     }
 
-    private var upsertStatements: [UpsertKey: SQLiteStatement] = [:]
-    private var upsertCache: [UpsertKey: String] = [:]
-
-    private struct UpsertKey: Hashable {
-        let table: ObjectIdentifier
-        let present: [Int]
-    }
-
     private func upsertSQL(_ table: EntityTable, _ present: [Int]) -> String {
-        let key = UpsertKey(table: ObjectIdentifier(table), present: present)
-        if let sql = upsertCache[key] { return sql }
         var names = [EntityTable.typeColumn, EntityTable.etagColumn, EntityTable.extraColumn].map(SQLName.quote)
         names += present.map { table.columns[$0].quoted }
         let placeholders = (1...names.count).map { "?\($0)" }
@@ -445,7 +461,6 @@ final class EntityWriter {
         var sql = "INSERT INTO \(table.quoted) (\(names.joined(separator: ", "))) VALUES (\(placeholders.joined(separator: ", "))) "
             + "ON CONFLICT (\(keys)) DO UPDATE SET \(updates)"
         if protectsLocalChanges { sql += " WHERE \(SQLName.quote(EntityTable.stateColumn)) = 0" }
-        upsertCache[key] = sql
         return sql
     }
 

@@ -498,7 +498,7 @@ struct LocalWrite {
 
     /// The entity of a row as canonical JSON.
     static func entityJSON(_ table: EntityTable, rid: Int64, file: StoreFile, serviceRoot: String) throws(SQLiteError) -> String {
-        let s = try file.connection.statement("SELECT \(EntityJSON.selectList(table, alias: "t0")) FROM \(table.quoted) t0 WHERE t0.\(SQLName.quote(EntityTable.ridColumn)) = ?1")
+        let s = try file.rowStatement(table)
         defer { s.reset() }
         try s.bind(.integer(rid), at: 1)
         guard try s.step() else { return "" }
