@@ -376,7 +376,7 @@ final class EntityWriter {
 
     private func appendExtra(_ extra: inout [UInt8], _ s: inout JSONScanner, _ page: UnsafeBufferPointer<UInt8>,
                              _ key: JSONScanner.StringToken) throws(JSONError) {
-        try s.skipWhitespace()
+        s.skipWhitespace()
         let start = s.pos
         try s.skipValue()
         extra.append(extra.isEmpty ? UInt8(ascii: "{") : UInt8(ascii: ","))
