@@ -25,12 +25,17 @@ extension OfflineEngine {
         let root = session.serviceRoot
         if job.mode == .read, ErrorArchiveName.matches(job.path, serviceRoot: root, model: model) { return true }
         do throws(ODataStoreError) {
-            let request = try ResolvedPath.parse(job.path, model: model, serviceRoot: root)
-            let resolved = try ResolvedPath.resolve(request, schema: schema)
+            var request = try ResolvedPath.parse(job.path, model: model, serviceRoot: root)
             if job.mode == .read {
+                let resolved = try ResolvedPath.resolve(request, schema: schema)
                 _ = try LocalReader.check(request, resolved, scope: scope, schema: schema)
                 return true
             }
+            // A change is routed by its path alone: one to a covered set always goes to the
+            // queue (which refuses query options on changes clearly), so the queue keeps the
+            // order of the app's changes to what the file holds.
+            request.options = QueryOptions()
+            let resolved = try ResolvedPath.resolve(request, schema: schema)
             return resolved.steps.allSatisfy { scope.covers($0.table) }
         } catch {
             switch error.code {

@@ -82,6 +82,8 @@ struct MixedStoreTests {
         #expect(try store.pendingChangeCount() == 1)
         #expect(try await Self.source(store, .update, "Products(7)", body: #"{"Name":"Seven"}"#) == .offline)
         #expect(try store.pendingChangeCount() == 2)
+        // A change to a covered set with query options: refused by the file, not sent online.
+        #expect(try await Self.run(store, .update, "Products(7)?$select=Name", body: #"{"Name":"x"}"#).failureCode == .unsupported)
         // The service answers (its 428: no If-Match); the file would have said "not in scope".
         #expect(try await Self.run(store, .update, "Categories(1)", body: #"{"Name":"Renamed"}"#).failureCode == .preconditionRequired)
         #expect(try store.pendingChangeCount() == 2)
