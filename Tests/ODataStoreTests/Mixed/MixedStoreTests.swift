@@ -70,6 +70,9 @@ struct MixedStoreTests {
         let online = try await Self.run(store, "Products(7)", route: .online).get()
         let local = try await Self.run(store, "Products(7)").get()
         #expect(online.source == .online && local.source == .offline)
+        var forced = ODataRequest(.read, ResourcePath("Products(7)"))   // the async API's form
+        forced.route = .online
+        #expect(try await store.send(forced).source == .online)
         #expect(try JSONValue.parse(online.json) == JSONValue.parse(local.json))
 
         // Forced sides: offline on what the file does not cover fails as an offline store does.
