@@ -169,6 +169,9 @@ static void check_switch_in_flight(const char *upstream) {
     int i;
     ODS_CHECK_INT_EQ(ods_test_proxy_start(&proxy, upstream, NULL), 0);
     store = open_mixed(ods_test_server_url(proxy), ODS_DISPATCH_THREAD);
+    /* Wait until it is open: a request held while it opens is routed when it is (by the mode
+     * then), and these must start executing before the switch. */
+    ODS_CHECK_INT_EQ(source_of(store, ODS_READ, "Products(1)", NULL), ODS_SOURCE_OFFLINE);
     ODS_CHECK_INT_EQ(ods_test_proxy_add_fault_json(proxy, "{\"mode\":\"slow\",\"count\":-1,\"delay_ms\":2500,\"match\":\"OrderLines\"}"), 0);
     for (i = 0; i < 3; i++) start_routed(&slow[i], store, ODS_READ, "OrderLines?$top=2", NULL, ODS_ROUTE_AUTO);
     ods_test_sleep_ms(300);
