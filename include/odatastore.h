@@ -197,11 +197,11 @@ typedef struct ods_entity ods_entity;
 /** Any JSON value inside a response: an entity, a complex value, an array, a scalar. */
 typedef struct ods_value ods_value;
 
-/** What kind of store to open. ODS_STORE_MIXED is not available in this release. */
+/** What kind of store to open. */
 typedef enum ods_store_kind {
     ODS_STORE_ONLINE = 0,   /**< Every request goes to the service over HTTP. */
     ODS_STORE_OFFLINE = 1,  /**< A local SQLite file filled by defining requests; READs answered from it (docs/offline.md). */
-    ODS_STORE_MIXED = 2     /**< Per-request routing between the two (not yet). */
+    ODS_STORE_MIXED = 2     /**< The two behind one handle, a side per request (docs/mixed.md, "MIXED STORES" below). */
 } ods_store_kind;
 
 /** Where callbacks are delivered. */
@@ -369,12 +369,12 @@ typedef struct ods_store_options {
                                          (ODS_STORE_FAILED) like a fetched one. */
 
     /* ---- Offline stores (ODS_STORE_OPTIONS_VERSION 2; docs/offline.md) ---- */
-    const char *store_path;         /**< ODS_STORE_OFFLINE: the store file; created on the first open. Required. */
-    const char *const *defining_requests; /**< ODS_STORE_OFFLINE: NULL-terminated READ paths (relative to
+    const char *store_path;         /**< ODS_STORE_OFFLINE and ODS_STORE_MIXED: the store file; created on the first open. Required. */
+    const char *const *defining_requests; /**< ODS_STORE_OFFLINE and _MIXED: NULL-terminated READ paths (relative to
                                           service_root, or full URLs under it) whose results the store
                                           downloads and answers from, e.g. "Orders?$filter=Year eq 2024&$expand=Items".
                                           A new store needs at least one; reopening adds new ones and keeps the others. */
-    ods_download_progress_cb download_progress; /**< ODS_STORE_OFFLINE: progress callback, or NULL. */
+    ods_download_progress_cb download_progress; /**< ODS_STORE_OFFLINE and _MIXED: progress callback, or NULL. */
     void *download_progress_context;            /**< Passed to download_progress. Not retained. */
     int download_page_size;         /**< ODS_STORE_OFFLINE, V4 services: entities per page asked while
                                          downloading (Prefer: odata.maxpagesize); 0 = 1000, -1 = the service's. */
@@ -425,7 +425,7 @@ ODS_EXTERN int ods_store_options_init(ods_store_options *options, unsigned int v
  * On success *out is a new store owned by the caller: release it with ods_store_close.
  * Returns ODS_OK; ODS_EINVAL (options: a missing or malformed service_root, an unknown enum
  * value, header lines or credentials with CR/LF, negative limits), ODS_EIO (metadata_path),
- * ODS_ELIMIT (metadata_path too large), ODS_EUNSUPPORTED (a store kind not in this release).
+ * ODS_ELIMIT (metadata_path too large).
  * On failure *out is NULL and `state_cb` is never called.
  */
 ODS_EXTERN int ods_store_open(ods_store **out, const ods_store_options *options,
@@ -1211,6 +1211,86 @@ ODS_EXTERN int ods_url_check(char **out, const char *url, const char *metadata, 
  * $metadata yet (still opening, or failed), ODS_EINVAL.
  */
 ODS_EXTERN int ods_store_check_url(char **out, ods_store *store, const char *url);
+
+/* ---------------------------------------------------------------------------------------
+ * MIXED STORES (ODS_STORE_MIXED; docs/mixed.md)
+ *
+ * A mixed store is an offline store and the service behind one handle. It takes the
+ * offline options (store_path, defining_requests, download_progress...) and opens as an
+ * offline store does: the store file is created and downloaded on the first open, reopened
+ * without the network afterwards; requests made while it opens are held and run when it is
+ * open (or fail with the opening's error). Every offline call (ods_store_upload,
+ * ods_store_download, ods_store_pending_count, the error archive, ods_store_offline_info...)
+ * works on a mixed store and acts on its store file.
+ *
+ * Each request goes to one side, decided when it starts executing:
+ *   1. its own route (ods_request_set_route), when it set one;
+ *   2. else the store's working mode (ods_store_set_mode): ODS_MODE_ONLINE sends everything
+ *      to the service, ODS_MODE_OFFLINE answers everything from the file (as an offline
+ *      store: ODS_ENOTINSCOPE outside the defining requests);
+ *   3. else (ODS_MODE_MIXED, the default) what the defining requests cover: the request's
+ *      path is parsed against $metadata (full URLs, key predicates, navigation, query
+ *      options) and it goes to the file when every entity set and navigation it reaches
+ *      (path, $filter, $orderby, $expand at any depth) was brought down by a defining
+ *      request and the store evaluates all its options; to the service otherwise. So an
+ *      $expand into a set no defining request covers goes to the service, never answered
+ *      incompletely from the file. CREATE/UPDATE/DELETE on covered sets go to the file and
+ *      its upload queue. Function and action imports always go to the service.
+ * With the service unreachable, what goes to the service fails with ODS_EOFFLINE; what the
+ * file covers still answers. ods_response_source tells which side answered.
+ * ------------------------------------------------------------------------------------- */
+
+/** A mixed store's working mode. */
+typedef enum ods_store_mode {
+    ODS_MODE_MIXED = 0,    /**< Per request, by what the defining requests cover (the default). */
+    ODS_MODE_ONLINE = 1,   /**< Every request to the service. */
+    ODS_MODE_OFFLINE = 2   /**< Every request to the store file. */
+} ods_store_mode;
+
+/** A request's own choice of side, winning over the working mode. */
+typedef enum ods_route {
+    ODS_ROUTE_AUTO = 0,    /**< The working mode decides (the default). */
+    ODS_ROUTE_ONLINE = 1,  /**< The service answers. */
+    ODS_ROUTE_OFFLINE = 2  /**< The store file answers. */
+} ods_route;
+
+/** Which side answered a request (ods_response_source). */
+typedef enum ods_source {
+    ODS_SOURCE_ONLINE = 1,  /**< The service, over HTTP. */
+    ODS_SOURCE_OFFLINE = 2  /**< The store file: no request went to the service. */
+} ods_source;
+
+/**
+ * Switches a mixed store's working mode (ods_store_mode). Allowed at any time, also while
+ * the store opens and from a callback: requests that start executing afterwards (held ones
+ * included) go where the new mode says; requests already executing finish on the side they
+ * started on. Returns ODS_OK; ODS_EINVAL for a NULL or unknown store or an unknown mode;
+ * ODS_EUNSUPPORTED for a store that is not ODS_STORE_MIXED; ODS_ECLOSED once the store
+ * closes. Any thread.
+ */
+ODS_EXTERN int ods_store_set_mode(ods_store *store, int mode);
+
+/**
+ * *out = the store's working mode (ods_store_mode): a mixed store's current one;
+ * ODS_MODE_ONLINE for an online store, ODS_MODE_OFFLINE for an offline store. Returns
+ * ODS_OK; ODS_EINVAL for NULL arguments or an unknown store. Any thread.
+ */
+ODS_EXTERN int ods_store_get_mode(int *out, ods_store *store);
+
+/**
+ * Sends this request to one side of a mixed store (ods_route), whatever the working mode.
+ * ODS_ROUTE_OFFLINE on a request the file does not cover fails it as an offline store would
+ * (ODS_ENOTINSCOPE; function imports ODS_EUNSUPPORTED). Before ods_request_start only.
+ * Returns ODS_OK; ODS_ESTATE after start; ODS_EINVAL for a NULL request or an unknown
+ * route; ODS_EUNSUPPORTED for ODS_ROUTE_ONLINE/OFFLINE on a request of a store that is not
+ * ODS_STORE_MIXED (ODS_ROUTE_AUTO is accepted everywhere). Any thread.
+ */
+ODS_EXTERN int ods_request_set_route(ods_request *request, int route);
+
+/** Which side answered (ods_source): ODS_SOURCE_OFFLINE when the store file did (an offline
+ *  store always; a mixed store as routed), ODS_SOURCE_ONLINE when the service did;
+ *  ODS_EINVAL for NULL. Valid for the response's life; any thread. */
+ODS_EXTERN int ods_response_source(const ods_response *response);
 
 #ifdef __cplusplus
 }

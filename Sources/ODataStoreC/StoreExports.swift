@@ -10,7 +10,7 @@ private func readOptions(_ p: UnsafePointer<ods_store_options>) throws(ODataStor
         throw ODataStoreError(.invalidArgument, "options->kind \(o.kind) is not an ods_store_kind")
     }
     var root = try CString.read(o.service_root, "options->service_root")
-    if root == nil, kind == .offline, version >= 2, let path = try CString.read(o.store_path, "options->store_path") {
+    if root == nil, kind != .online, version >= 2, let path = try CString.read(o.store_path, "options->store_path") {
         // An existing offline store knows its service.
         root = try Store.serviceRoot(ofStoreAt: path)
     }

@@ -32,7 +32,7 @@ struct ConnectionOptions: ParsableArguments {
     /// The store options these flags describe, for `kind`.
     func storeOptions(kind: StoreKind) throws -> StoreOptions {
         var root = service
-        if root == nil, kind == .offline, let store {
+        if root == nil, kind != .online, let store {
             root = try attempt { () throws(ODataStoreError) in try Store.serviceRoot(ofStoreAt: store) }
         }
         guard let root else { throw ValidationError("--service is required") }

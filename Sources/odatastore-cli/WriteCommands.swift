@@ -1,30 +1,40 @@
 import ArgumentParser
 import ODataStore
 
-/// Where a change goes: the service, or an offline store's file and upload queue.
+/// Where a change goes: the service, an offline store's file and upload queue, or (mixed)
+/// the file when the store's defining requests cover the entity set, else the service.
 enum ChangeMode: String, ExpressibleByArgument, CaseIterable {
-    case online, offline
+    case online, offline, mixed
+
+    var storeKind: StoreKind {
+        switch self {
+        case .online: .online
+        case .offline: .offline
+        case .mixed: .mixed
+        }
+    }
 }
 
 /// What the change commands share.
 struct ChangeOptions: ParsableArguments {
     @OptionGroup var connection: ConnectionOptions
 
-    @Option(help: "online (default): send it to the service; offline: change --store and queue it for upload.")
+    @Option(help: "online (default): send it to the service; offline: change --store and queue it for upload; mixed: queue it in --store when its defining requests cover the entity set, else send it to the service.")
     var mode: ChangeMode = .online
 
     @Option(name: .customLong("if-match"), help: "The ETag the entity must still have (* for any).")
     var ifMatch: String?
 
     func validate() throws {
-        if mode == .offline && connection.store == nil { throw ValidationError("--mode offline needs --store FILE") }
+        if mode != .online && connection.store == nil { throw ValidationError("--mode \(mode.rawValue) needs --store FILE") }
     }
 
     /// Runs the change and prints the answer's JSON, if it has one.
     func run(_ requestMode: RequestMode, _ path: String, body: String?) async throws {
-        let store = try await openStore(try connection.storeOptions(kind: mode == .offline ? .offline : .online))
+        let store = try await openStore(try connection.storeOptions(kind: mode.storeKind))
         let request = ODataRequest(requestMode, ResourcePath(path), body: body.map { RequestBody.json($0) }, etag: ifMatch)
         let response = try await withStore(store) { (store) async throws(ODataStoreError) in try await store.send(request) }
+        if mode == .mixed { reportSource(response) }
         if !response.json.isEmpty { print(response.json) }
     }
 }

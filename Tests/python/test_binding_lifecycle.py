@@ -57,13 +57,11 @@ def test_offline_server_is_a_connection_error():
         assert store.state == odatastore.StoreState.FAILED
 
 
-def test_mixed_stores_are_not_in_this_release(tmp_path):
-    # offline stores are (test_binding_offline.py); mixed ones are refused by the library
-    for kwargs in ({"mode": "mixed"}, {"mode": "mixed", "store_path": str(tmp_path / "s.db"),
-                                       "defining_requests": ["Products"]}):
-        with pytest.raises(odatastore.UnsupportedError) as e:
-            odatastore.Store("http://127.0.0.1:1/odata/", **kwargs)
-        assert e.value.code == odatastore.EUNSUPPORTED and isinstance(e.value, NotImplementedError)
+def test_store_kinds_need_their_options(tmp_path):
+    # mixed stores (test_binding_mixed.py) take the offline options: a store file first
+    with pytest.raises(odatastore.InvalidArgumentError) as e:
+        odatastore.Store("http://127.0.0.1:1/odata/", mode="mixed")
+    assert e.value.code == odatastore.EINVAL
     assert not (tmp_path / "s.db").exists()
     with pytest.raises(odatastore.InvalidArgumentError):
         odatastore.Store("http://127.0.0.1:1/odata/", mode="online", store_path="x.db")

@@ -21,6 +21,10 @@ final class OfflineEngine: RequestEngine {
     struct State {
         var definitions: [DefiningRequest] = []
         var scope = OfflineScope([])
+        /// The open file's model and tables (immutable once open): what the mixed store's
+        /// router checks paths against without waiting for the database thread.
+        var model: ServiceModel?
+        var schema: StoreSchema?
         var download: Download?
         var upload: Upload?
         /// A download asked for after opening (`download(_:)`) is running or starting.
@@ -136,6 +140,8 @@ final class OfflineEngine: RequestEngine {
         let proceed: Bool = state.withLock { s in
             s.definitions = all.map(\.1)
             s.scope = OfflineScope(s.definitions)
+            s.model = file.model
+            s.schema = file.schema
             guard !s.closed, !s.cancelledDownload else { return false }
             if !targets.isEmpty { s.download = download }
             return true

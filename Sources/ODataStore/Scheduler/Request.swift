@@ -27,6 +27,7 @@ public final class Request: Sendable {
         var etag: String?
         var paging: Paging = .none
         var timeoutMilliseconds = 0
+        var route: RequestRoute = .automatic
         var context: (any Sendable)?
         var task: (any EngineTask)?
         /// What the request delivered, once its last callback has returned.
@@ -94,6 +95,19 @@ public final class Request: Sendable {
         try configure { $0.timeoutMilliseconds = milliseconds }
     }
 
+    /// Sends the request to one side of a mixed store whatever its working mode: `.online`
+    /// to the service, `.offline` to the store file; `.automatic` (the default) leaves it to
+    /// the working mode. Throws `.unsupported` for another side on other store kinds.
+    public func setRoute(_ route: RequestRoute) throws(ODataStoreError) {
+        if route != .automatic, store.options.kind != .mixed {
+            throw ODataStoreError(.unsupported, "only mixed stores route requests (this store is \(store.options.kind))")
+        }
+        try configure { $0.route = route }
+    }
+
+    /// The side the request asked for (`setRoute`).
+    public var route: RequestRoute { mutable.withLock { $0.route } }
+
     /// Starts the request. Throws `.invalidState` when already started and `.closed` when
     /// the store is closing; in both cases no callback will come.
     public func start() throws(ODataStoreError) {
@@ -101,7 +115,7 @@ public final class Request: Sendable {
             guard m.state == .new else { throw .state("the request was already started") }
             m.state = .waiting
             return RequestJob(id: id, mode: mode, path: path, url: url, body: body, headers: m.headers,
-                              etag: m.etag, paging: m.paging, timeoutMilliseconds: m.timeoutMilliseconds)
+                              etag: m.etag, paging: m.paging, timeoutMilliseconds: m.timeoutMilliseconds, route: m.route)
         }
         do {
             try store.submit(self, job)

@@ -37,4 +37,6 @@ struct RequestJob: Sendable {
     var etag: String?
     var paging: Paging
     var timeoutMilliseconds: Int
+    /// The side the request asked for (mixed stores; others only take `.automatic`).
+    var route: RequestRoute = .automatic
 }

@@ -1,3 +1,11 @@
+/// Which side answered a request (`ods_source`).
+public enum ResponseSource: Int32, Sendable, Hashable {
+    /// The service, over HTTP.
+    case online = 1
+    /// The store file (no request went to the service).
+    case offline = 2
+}
+
 /// What the service answered, as delivered to delegates and completions.
 ///
 /// A value type: keep it as long as you like. `json` is the payload in the library's one JSON
@@ -107,6 +115,10 @@ public struct Response: Sendable {
         get { storage.isLocal }
         set { mutableStorage().isLocal = newValue }
     }
+
+    /// Which side answered (`ods_response_source`): the store file or the service. A mixed
+    /// store's router sets it for each request; other stores answer from their one side.
+    public var source: ResponseSource { isLocal ? .offline : .online }
 
     public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = [],
                 json: String = "", etag: String? = nil, nextLink: String? = nil,

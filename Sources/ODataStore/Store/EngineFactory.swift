@@ -14,6 +14,6 @@ func makeEngine(for options: StoreOptions,
             throw error
         }
     case .mixed:
-        throw ODataStoreError(.unsupported, "mixed stores are not available in this release")
+        return try MixedEngine(options: options, progress: progress)
     }
 }

@@ -91,7 +91,7 @@ public final class Store: Sendable {
         case .offline:
             try validateOffline(o)
         case .mixed:
-            throw ODataStoreError(.unsupported, "mixed stores are not available in this release")
+            try validateOffline(o)
         }
         try ServiceRootRules.check(o.serviceRoot)
         if let problem = o.limits.validationProblem() { throw .invalid(problem) }
@@ -196,13 +196,41 @@ public final class Store: Sendable {
         }
     }
 
+    // MARK: - Mixed stores
+
+    /// The offline engine of an offline store, or a mixed store's offline part (the store
+    /// file's calls delegate to it).
+    private var offlinePart: OfflineEngine? {
+        (engine as? OfflineEngine) ?? (engine as? MixedEngine)?.offline
+    }
+
+    /// A mixed store's working mode (docs/mixed.md); `.online`/`.offline` for the other kinds.
+    public var workingMode: WorkingMode {
+        switch engine {
+        case let mixed as MixedEngine: mixed.workingMode
+        case is OfflineEngine: .offline
+        default: .online
+        }
+    }
+
+    /// Switches a mixed store's working mode, at any time: requests that start executing
+    /// afterwards (also those held while the store opens) go where the new mode says; those
+    /// executing finish where they started. Throws `.unsupported` for other store kinds.
+    public func setWorkingMode(_ mode: WorkingMode) throws(ODataStoreError) {
+        guard let mixed = engine as? MixedEngine else {
+            throw ODataStoreError(.unsupported, "only mixed stores have a working mode (this store is \(options.kind))")
+        }
+        if state == .closed || state == .closing { throw ODataStoreError(.closed, "the store is closed") }
+        mixed.workingMode = mode
+    }
+
     // MARK: - Offline stores
 
     /// An offline store's file, defining requests and download state. Throws `.unsupported`
     /// for other kinds and `.invalidState` while the store file is not open yet.
     public func offlineInfo() throws(ODataStoreError) -> OfflineStoreInfo {
-        guard let offline = engine as? OfflineEngine else {
-            throw ODataStoreError(.unsupported, "only offline stores have a store file")
+        guard let offline = offlinePart else {
+            throw ODataStoreError(.unsupported, "only offline and mixed stores have a store file")
         }
         return try offline.info()
     }
@@ -223,8 +251,8 @@ public final class Store: Sendable {
     /// neither) when an upload or a download already runs, or for other store kinds.
     public func upload(progress: (@Sendable (Store, UploadProgress) -> Void)? = nil,
                        completion: @escaping @Sendable (Store, Result<UploadResult, ODataStoreError>) -> Void) throws(ODataStoreError) {
-        guard let offline = engine as? OfflineEngine else {
-            throw ODataStoreError(.unsupported, "only offline stores upload")
+        guard let offline = offlinePart else {
+            throw ODataStoreError(.unsupported, "only offline and mixed stores upload")
         }
         guard state == .open else { throw .state("the store is not open") }
         let queue = callbacks
@@ -249,8 +277,8 @@ public final class Store: Sendable {
     /// an upload runs, or for other store kinds.
     public func download(_ paths: [String]? = nil, progress: (@Sendable (Store, DownloadProgress) -> Void)? = nil,
                          completion: @escaping @Sendable (Store, Result<Void, ODataStoreError>) -> Void) throws(ODataStoreError) {
-        guard let offline = engine as? OfflineEngine else {
-            throw ODataStoreError(.unsupported, "only offline stores download")
+        guard let offline = offlinePart else {
+            throw ODataStoreError(.unsupported, "only offline and mixed stores download")
         }
         guard state == .open else { throw .state("the store is not open") }
         let queue = callbacks
@@ -268,8 +296,8 @@ public final class Store: Sendable {
     /// Adds a defining request to an open offline store (checked against `$metadata` like
     /// those in the options); `download` brings its data. Adding one the store has is no error.
     public func addDefiningRequest(_ path: String) throws(ODataStoreError) {
-        guard let offline = engine as? OfflineEngine else {
-            throw ODataStoreError(.unsupported, "only offline stores have defining requests")
+        guard let offline = offlinePart else {
+            throw ODataStoreError(.unsupported, "only offline and mixed stores have defining requests")
         }
         guard state == .open else { throw .state("the store is not open") }
         try offline.addDefiningRequest(path)
@@ -280,8 +308,8 @@ public final class Store: Sendable {
     /// the store has no such request, `.invalidArgument` for its last one, `.invalidState`
     /// while a download runs.
     public func removeDefiningRequest(_ path: String) throws(ODataStoreError) {
-        guard let offline = engine as? OfflineEngine else {
-            throw ODataStoreError(.unsupported, "only offline stores have defining requests")
+        guard let offline = offlinePart else {
+            throw ODataStoreError(.unsupported, "only offline and mixed stores have defining requests")
         }
         guard state == .open else { throw .state("the store is not open") }
         try offline.removeDefiningRequest(path)
@@ -290,16 +318,16 @@ public final class Store: Sendable {
     /// Stops the upload in progress (its completion reports `.cancelled`); `.invalidState`
     /// when none runs.
     public func cancelUpload() throws(ODataStoreError) {
-        guard let offline = engine as? OfflineEngine else {
-            throw ODataStoreError(.unsupported, "only offline stores upload")
+        guard let offline = offlinePart else {
+            throw ODataStoreError(.unsupported, "only offline and mixed stores upload")
         }
         guard offline.cancelUpload() else { throw .state("no upload is running") }
     }
 
     /// The number of local changes of an offline store waiting for upload.
     public func pendingChangeCount() throws(ODataStoreError) -> Int64 {
-        guard let offline = engine as? OfflineEngine else {
-            throw ODataStoreError(.unsupported, "only offline stores queue changes")
+        guard let offline = offlinePart else {
+            throw ODataStoreError(.unsupported, "only offline and mixed stores queue changes")
         }
         return try offline.pendingCount()
     }
@@ -307,8 +335,8 @@ public final class Store: Sendable {
     /// The keys made locally for entities created offline whose key the service assigns,
     /// each with the service's key once uploaded (the app's map from old to new).
     public func keyMappings() throws(ODataStoreError) -> [KeyMapping] {
-        guard let offline = engine as? OfflineEngine else {
-            throw ODataStoreError(.unsupported, "only offline stores make local keys")
+        guard let offline = offlinePart else {
+            throw ODataStoreError(.unsupported, "only offline and mixed stores make local keys")
         }
         return try offline.keyMappings()
     }
@@ -316,8 +344,8 @@ public final class Store: Sendable {
     /// The local changes the service refused, oldest first (docs/offline.md, "Error
     /// archive"). Also readable as the `ErrorArchive` collection of an offline store.
     public func errorArchive() throws(ODataStoreError) -> [ArchivedError] {
-        guard let offline = engine as? OfflineEngine else {
-            throw ODataStoreError(.unsupported, "only offline stores keep an error archive")
+        guard let offline = offlinePart else {
+            throw ODataStoreError(.unsupported, "only offline and mixed stores keep an error archive")
         }
         return try offline.errorArchive()
     }
@@ -327,8 +355,8 @@ public final class Store: Sendable {
     /// app's correction, also sent); `etag`, when given, replaces the If-Match the change
     /// carries (`*`: whatever the service's version). `.notFound` for an unknown id.
     public func retryError(id: Int64, body: String? = nil, etag: String? = nil) throws(ODataStoreError) {
-        guard let offline = engine as? OfflineEngine else {
-            throw ODataStoreError(.unsupported, "only offline stores keep an error archive")
+        guard let offline = offlinePart else {
+            throw ODataStoreError(.unsupported, "only offline and mixed stores keep an error archive")
         }
         guard state == .open else { throw .state("the store is not open") }
         try offline.retryError(id: id, body: body, etag: etag)
@@ -339,8 +367,8 @@ public final class Store: Sendable {
     /// is removed; one the service no longer has is removed). `completion` comes through the
     /// dispatch mode exactly once.
     public func revertError(id: Int64, completion: @escaping @Sendable (Store, Result<Void, ODataStoreError>) -> Void) throws(ODataStoreError) {
-        guard let offline = engine as? OfflineEngine else {
-            throw ODataStoreError(.unsupported, "only offline stores keep an error archive")
+        guard let offline = offlinePart else {
+            throw ODataStoreError(.unsupported, "only offline and mixed stores keep an error archive")
         }
         guard state == .open else { throw .state("the store is not open") }
         let queue = callbacks
@@ -356,8 +384,8 @@ public final class Store: Sendable {
     /// keeps every page written and the next open resumes. `.invalidState` when no download
     /// runs, `.unsupported` for other kinds.
     public func cancelDownload() throws(ODataStoreError) {
-        guard let offline = engine as? OfflineEngine else {
-            throw ODataStoreError(.unsupported, "only offline stores download")
+        guard let offline = offlinePart else {
+            throw ODataStoreError(.unsupported, "only offline and mixed stores download")
         }
         guard offline.cancelDownload() else { throw .state("no download is running") }
     }

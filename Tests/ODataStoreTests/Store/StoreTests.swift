@@ -109,8 +109,9 @@ struct StoreTests {
 
     @Test func rejectsUnsupportedKindsAndBadRoots() {
         var options = StoreOptions(serviceRoot: "http://127.0.0.1:9/")
+        // Mixed stores take the offline options (docs/mixed.md).
         options.kind = .mixed
-        #expect(throws: ODataStoreError(.unsupported, "mixed stores are not available in this release")) {
+        #expect(throws: ODataStoreError(.invalidArgument, "an offline store needs store_path (the store file)")) {
             _ = try Store(options: options)
         }
         options.kind = .offline

@@ -42,9 +42,14 @@ struct LocalReader {
         }
     }
 
-    mutating func read(path: String, headers: [(name: String, value: String)], paging: Paging) throws(ODataStoreError) -> Response {
-        let request = try parse(path)
-        let resolved = try ResolvedPath.resolve(request, schema: schema)
+    /// Whether the file can answer `request` completely: every set and navigation on its path,
+    /// in its `$filter`/`$orderby` and in its `$expand` (any depth) is covered by the defining
+    /// requests (else `.notInScope`), and it asks for nothing the store does not evaluate
+    /// (`$search`, `$apply`, nested `$levels`...: `.unsupported`). Returns the `$expand` plan.
+    /// The one check of what the file answers: local reads run it, and so does the mixed
+    /// store's router (Mixed/), which sends what fails it to the service.
+    static func check(_ request: ResourceRequest, _ resolved: ResolvedPath, scope: OfflineScope,
+                      schema: StoreSchema) throws(ODataStoreError) -> ExpandPlan {
         for step in resolved.steps where !scope.covers(step.table) {
             throw ODataStoreError(.notInScope, "\(step.table.entitySet) is not in the offline store: no defining request brought it down")
         }
@@ -54,7 +59,7 @@ struct LocalReader {
         if request.options.search != nil {
             throw ODataStoreError(.unsupported, "$search cannot be evaluated offline")
         }
-        try Self.refuseNestedUnevaluated(request.options.expand ?? [])
+        try refuseNestedUnevaluated(request.options.expand ?? [])
         // System query options the store does not evaluate ($apply, $compute, the other
         // version's $count/$inlinecount...): refused, never ignored.
         if let other = request.options.otherSystemOptions.first {
@@ -64,9 +69,16 @@ struct LocalReader {
         for item in request.options.orderBy ?? [] {
             try scope.checkFilterPaths(item.expression, table: resolved.table, schema: schema)
         }
-        aliases = Dictionary(request.options.aliases.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a })
         let expand = try ExpandPlan.make(request.options.expand, on: resolved.table, schema: schema, select: request.options.select)
         try scope.check(expand, schema: schema)
+        return expand
+    }
+
+    mutating func read(path: String, headers: [(name: String, value: String)], paging: Paging) throws(ODataStoreError) -> Response {
+        let request = try parse(path)
+        let resolved = try ResolvedPath.resolve(request, schema: schema)
+        let expand = try Self.check(request, resolved, scope: scope, schema: schema)
+        aliases = Dictionary(request.options.aliases.map { ($0.name, $0.value) }, uniquingKeysWith: { a, _ in a })
 
         // Narrow down through the path's parent rows to the result's rows.
         var parent: Condition? = nil

@@ -159,6 +159,7 @@ extension Store {
         var paging: Paging
         var headers: RequestHeaders
         var timeout: Duration?
+        var route: RequestRoute = .automatic
     }
 
     func decode<T: Decodable>(_ type: T.Type, _ response: Response, path: String) throws(ODataStoreError) -> T {
@@ -200,7 +201,8 @@ extension Store {
             body = json.serialized()
         }
         return PreparedRequest(mode: request.mode, path: try path.text(model: model, version: version), body: body,
-                               etag: request.etag, paging: request.paging, headers: request.headers, timeout: request.timeout)
+                               etag: request.etag, paging: request.paging, headers: request.headers, timeout: request.timeout,
+                               route: request.route)
     }
 
     /// `Set(key)` with the key properties read from an entity body.
@@ -226,6 +228,7 @@ extension Store {
         let request = try makeRequest(p.mode, path: p.path, body: p.body)
         if let etag = p.etag { try request.setETag(etag) }
         if p.paging != .none { try request.setPaging(p.paging) }
+        if p.route != .automatic { try request.setRoute(p.route) }
         for h in p.headers { try request.setHeader(h.name, h.value) }
         if let timeout = p.timeout {
             let ms = StoreOptions.milliseconds(timeout)

@@ -22,6 +22,8 @@ public struct ODataRequest: Sendable {
     public var headers: RequestHeaders
     /// Time allowed for each HTTP exchange; nil uses the store's (`StoreOptions.requestTimeout`).
     public var timeout: Duration?
+    /// A mixed store's side for this request (docs/mixed.md); `.automatic`: the working mode.
+    public var route: RequestRoute = .automatic
 
     public init(_ mode: RequestMode, _ path: ResourcePath, body: RequestBody? = nil, etag: String? = nil,
                 paging: Paging = .none, headers: RequestHeaders = [:], timeout: Duration? = nil) {

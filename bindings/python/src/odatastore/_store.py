@@ -69,6 +69,10 @@ class EntityState(enum.IntEnum):
 
 
 _KINDS = {"online": 0, "offline": 1, "mixed": 2}
+# ods_store_mode (a mixed store's working mode), ods_route (a request's own side), ods_source.
+_WORKING_MODES = {"mixed": 0, "online": 1, "offline": 2}
+_ROUTES = {"auto": 0, "online": 1, "offline": 2}
+_SOURCES = {1: "online", 2: "offline"}
 _DISPATCH = {"thread": 0, "queue": 1}
 
 ModeLike = Union[Mode, int, str]
@@ -205,10 +209,16 @@ class Response:
         entity_count: number of entities (collection length, 1 for one entity, else 0).
         is_local: True when an offline store answered from its file (no request went to the
             service), False when the service answered (``ods_response_is_local``).
+        source: which side answered, "offline" (the store file) or "online" (the service):
+            a mixed store routes each request (``ods_response_source``, docs/mixed.md).
     """
 
     __slots__ = ("status", "headers", "json_text", "body", "etag", "next_link", "count",
                  "entity_count", "is_local", "_data", "_has_data")
+
+    @property
+    def source(self) -> str:
+        return "offline" if self.is_local else "online"
 
     status: int
     headers: list[tuple[str, str]]
@@ -764,7 +774,7 @@ class Request:
                  etag: Optional[str] = None, headers: Optional[Mapping[str, str]] = None,
                  all_pages: bool = False, timeout: Optional[float] = None, context: Any = None,
                  delegate: Optional[RequestDelegate] = None,
-                 on_complete: Optional[CompletionCallback] = None) -> None:
+                 on_complete: Optional[CompletionCallback] = None, route: Optional[str] = None) -> None:
         lib = store._lib
         self.store = store
         self.mode = _mode(mode)
@@ -808,8 +818,19 @@ class Request:
             _errors.check(lib, lib.ods_request_set_paging(self._handle, 1))
         if timeout is not None:
             self.set_timeout(timeout)
+        if route is not None:
+            self.set_route(route)
 
     # -- configuration (before start) ----------------------------------------------------
+
+    def set_route(self, route: str) -> None:
+        """Sends the request to one side of a mixed store whatever its working mode: "online"
+        (the service), "offline" (the store file) or "auto" (the working mode decides;
+        ``ods_request_set_route``). Other store kinds take only "auto". Before start only."""
+        if route not in _ROUTES:
+            raise InvalidArgumentError(f"route must be 'auto', 'online' or 'offline', not {route!r}", _errors.EINVAL)
+        lib = self.store._lib
+        _errors.check(lib, lib.ods_request_set_route(self._handle, _ROUTES[route]))
 
     def set_header(self, name: str, value: Optional[str]) -> None:
         """Adds a header (replacing one of that name); None removes it. Before start only."""
@@ -1071,9 +1092,11 @@ class Store:
         service_root: http(s) URL of the service root (of an offline store: the one its file
             was made for).
         mode: "online" (default), "offline" (the default when ``store_path`` or
-            ``defining_requests`` is given) or "mixed" (not in this release of the library:
-            :class:`UnsupportedError`).
-        store_path: offline: the store file (``str`` or path-like), created on the first open.
+            ``defining_requests`` is given) or "mixed": the store file and the service behind
+            one store, each request sent where its data is (docs/mixed.md; it takes the
+            offline arguments; :attr:`working_mode`, ``route=`` on requests,
+            :attr:`Response.source`).
+        store_path: offline and mixed: the store file (``str`` or path-like), created on the first open.
         defining_requests: offline: READ paths (relative to the service root) whose results
             the store downloads and answers from. A new file needs at least one; reopening an
             existing file needs none (it keeps its own) and adds the new ones given.
@@ -1418,6 +1441,29 @@ class Store:
             raise self._open_error
         if self._closed:
             raise ClosedError("the store is closed", _errors.ECLOSED)
+
+    # -- mixed ----------------------------------------------------------------------------
+
+    @property
+    def working_mode(self) -> str:
+        """Where requests go: a mixed store's working mode, "mixed" (by what the defining
+        requests cover, docs/mixed.md), "online" or "offline", switchable at any time (requests
+        in flight finish where they started; ``ods_store_set_mode``). An online store says
+        "online", an offline store "offline"; only a mixed store can be switched."""
+        lib = self._lib
+        out = ctypes.c_int()
+        with self._use():
+            _errors.check(lib, lib.ods_store_get_mode(ctypes.byref(out), self._handle))
+        return {v: k for k, v in _WORKING_MODES.items()}.get(out.value, "mixed")
+
+    @working_mode.setter
+    def working_mode(self, mode: str) -> None:
+        if mode not in _WORKING_MODES:
+            raise InvalidArgumentError(f"working_mode must be 'mixed', 'online' or 'offline', not {mode!r}",
+                                       _errors.EINVAL)
+        lib = self._lib
+        with self._use():
+            _errors.check(lib, lib.ods_store_set_mode(self._handle, _WORKING_MODES[mode]))
 
     # -- offline --------------------------------------------------------------------------
 
@@ -1816,10 +1862,12 @@ class Store:
                 headers: Optional[Mapping[str, str]] = None, all_pages: bool = False,
                 timeout: Optional[float] = None, context: Any = None,
                 delegate: Optional[RequestDelegate] = None,
-                on_complete: Optional[CompletionCallback] = None) -> Request:
-        """A new, unstarted :class:`Request` (configure it, then ``start()``)."""
+                on_complete: Optional[CompletionCallback] = None, route: Optional[str] = None) -> Request:
+        """A new, unstarted :class:`Request` (configure it, then ``start()``). ``route``
+        ("online", "offline"): a mixed store's side for this request (:meth:`Request.set_route`)."""
         return Request(self, mode, path, body, etag=etag, headers=headers, all_pages=all_pages,
-                       timeout=timeout, context=context, delegate=delegate, on_complete=on_complete)
+                       timeout=timeout, context=context, delegate=delegate, on_complete=on_complete,
+                       route=route)
 
     def _request_done(self, request: Request) -> None:
         pass
