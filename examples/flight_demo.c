@@ -17,11 +17,15 @@
  *   2. an offline store defined by two defining requests, downloaded page by page;
  *   3. the service stops; reads are answered from the store file, and what the defining
  *      requests did not bring down is refused;
- *   4. the store file reopened without any network, and its status.
+ *   4. the store file reopened without any network, and its status;
+ *   5. local changes with the service still stopped, queued for upload;
+ *   6. the service back: the upload, a change someone else made meanwhile refused (412) into
+ *      the error archive, resolved by the app, uploaded again;
+ *   7. a download brings what changed on the service;
+ *   8. a mixed store on the same file: covered collections from the file, the rest and the
+ *      function import from the service.
  *
- * The steps are the table `steps` in main(): each is a function over the demo's state, so
- * later chapters of the product (local writes, upload, the error archive, mixed mode) are
- * new functions in that table.
+ * The steps are the table `steps` in main(): each is a function over the demo's state.
  *
  * Every store here uses ODS_DISPATCH_QUEUE: callbacks run on this thread inside
  * ods_store_dispatch, so the program reads top to bottom without locks (examples/demo.c
@@ -67,7 +71,7 @@ typedef struct demo {
     char *const *service_command;
     const char *store_path;
     ods_store *online;   /* step 1 .. 3 */
-    ods_store *offline;  /* step 2 .. 4 */
+    ods_store *offline;  /* step 2 .. 7 */
     int version;         /* 2 or 4, from the service's $metadata */
     int failures;        /* checks that did not hold */
 } demo;
@@ -122,6 +126,8 @@ typedef struct call {
     size_t entities;
     char message[512];
     char value[64];       /* a /$count answer */
+    int pending_state;    /* ods_entity_pending_state of the first entity */
+    int source;           /* ods_response_source */
     printer print;
 } call;
 
@@ -139,6 +145,8 @@ static void on_complete(ods_request *request, const ods_response *response, cons
     c->is_local = ods_response_is_local(response);
     c->count = ods_response_count(response);
     c->entities = ods_response_entity_count(response);
+    c->source = ods_response_source(response);
+    if (c->entities > 0) c->pending_state = ods_entity_pending_state(ods_response_entity(response, 0));
     if (c->entities == 0) {
         /* A primitive result such as /$count is {"value":60}; the typed accessors read
          * entities, so the number is taken from the JSON text. */
@@ -147,6 +155,64 @@ static void on_complete(ods_request *request, const ods_response *response, cons
         if (v) snprintf(c->value, sizeof c->value, "%.*s", (int)strcspn(v + 8, "}"), v + 8);
     }
     if (c->print) c->print(response);
+}
+
+/* Dispatches the store's callbacks until *flag is set (60 s at most). */
+static int wait_for(demo *d, ods_store *store, const int *flag) {
+    time_t deadline = time(NULL) + 60;
+    while (!*flag) {
+        int n = ods_store_dispatch(store, 1000);
+        if (n < 0 || time(NULL) > deadline) {
+            printf("    no answer (%s)\n", n < 0 ? status_name(n) : "60 s passed");
+            d->failures++;
+            return n < 0 ? n : ODS_ETIMEOUT;
+        }
+    }
+    return ODS_OK;
+}
+
+static const char *verb(int mode) {
+    switch (mode) {
+    case ODS_FUNCTION: return "CALL";
+    case ODS_CREATE: return "POST";
+    case ODS_UPDATE: return "UPDATE";
+    case ODS_DELETE: return "DELETE";
+    default: return "GET ";
+    }
+}
+
+/* Runs one request (a body and an If-Match when given) to its end and reports where the
+ * answer came from. */
+static int run_change(demo *d, ods_store *store, int mode, const char *path, const char *body, const char *etag,
+                      printer print, call *c) {
+    ods_request *request = NULL;
+    int rc;
+    memset(c, 0, sizeof *c);
+    c->print = print;
+    c->count = -1;
+    printf("  %s %s%s%s%s\n", verb(mode), path, body ? " " : "", body ? body : "", etag ? "  (If-Match: *)" : "");
+    rc = ods_request_new(&request, store, mode, path, body);
+    if (rc == ODS_OK && etag) rc = ods_request_set_etag(request, etag);
+    if (rc == ODS_OK) rc = ods_request_set_completion(request, on_complete, c);
+    if (rc == ODS_OK) rc = ods_request_start(request);
+    if (rc != ODS_OK) {
+        c->code = ods_error_last()->code;
+        snprintf(c->message, sizeof c->message, "%s", ods_error_last()->message);
+        printf("    refused at once: %s: %s\n", status_name(c->code), c->message);
+        ods_request_free(request);
+        return c->code;
+    }
+    rc = wait_for(d, store, &c->done);
+    ods_request_free(request);
+    if (rc != ODS_OK) return rc;
+    if (c->code != ODS_OK && c->http_status > 0)
+        printf("    -> %s (HTTP %d): %s\n", status_name(c->code), c->http_status, c->message);
+    else if (c->code != ODS_OK)
+        printf("    -> %s: %s\n", status_name(c->code), c->message);
+    else
+        printf("    -> HTTP %d, %s\n", c->http_status,
+               c->is_local ? "answered from the store file (ods_response_is_local = 1)" : "answered by the service");
+    return c->code;
 }
 
 /* Runs one request to its end and reports where the answer came from. */
@@ -604,6 +670,243 @@ static int step_reopen(demo *d) {
     return 0;
 }
 
+/* ---- local changes, upload, the error archive, download, mixed mode ---------------------- */
+
+/* A booking of LH 0400 on 2026-06-01 by its four-part key. */
+static const char *booking_key(const demo *d, const char *bookid, char *buf, size_t size) {
+    char day[64];
+    snprintf(buf, size, "BookingCollection(carrid='LH',connid='0400',fldate=%s,bookid='%s')",
+             date_literal(d, "2026-06-01", day, sizeof day), bookid);
+    return buf;
+}
+
+/* A change that must succeed. */
+static void change_ok(demo *d, ods_store *store, int mode, const char *path, const char *body, const char *etag) {
+    call c;
+    if (run_change(d, store, mode, path, body, etag, NULL, &c) != ODS_OK) failed_check(d, "the change failed");
+}
+
+static int64_t pending(demo *d) {
+    int64_t n = -1;
+    if (ods_store_pending_count(&n, d->offline) != ODS_OK) failed_check(d, ods_error_last()->message);
+    return n;
+}
+
+static int step_local_writes(demo *d) {
+    call c;
+    char key[256];
+
+    printf("  With the service still stopped, the app changes data through the same request API.\n"
+           "  Each change updates the file and joins the upload queue in one transaction\n"
+           "  (durable when the callback comes); reads see it at once.\n");
+    change_ok(d, d->offline, ODS_UPDATE, "TravelagencyCollection('00000002')", "{\"TELEPHONE\":\"+49 6227 747474\"}",
+              NULL);
+    change_ok(d, d->offline, ODS_UPDATE, booking_key(d, "00000001", key, sizeof key),
+              "{\"PASSNAME\":\"Anna Becker-Hahn\"}", NULL);
+    change_ok(d, d->offline, ODS_UPDATE, booking_key(d, "00000002", key, sizeof key),
+              "{\"PASSNAME\":\"Ben Garcia Lopez\"}", NULL);
+    printf("\n  The agency, read from the file:\n");
+    read_ok(d, d->offline, "TravelagencyCollection('00000002')", print_agencies, &c);
+    printf("    ods_entity_pending_state: %s\n", c.pending_state == ODS_ENTITY_PENDING ? "ODS_ENTITY_PENDING" : "?");
+    if (c.pending_state != ODS_ENTITY_PENDING) failed_check(d, "a pending entity");
+    printf("  %lld changes wait for upload (ods_store_pending_count).\n", (long long)pending(d));
+    if (pending(d) != 3) failed_check(d, "3 pending changes");
+    return 0;
+}
+
+/* The service's port, so that it comes back where the store expects it. */
+static int service_port(const demo *d) {
+    const char *p = strstr(d->service.url, "://");
+    p = p ? strchr(p + 3, ':') : NULL;
+    return p ? atoi(p + 1) : 0;
+}
+
+/* Starts the demo service again on the port it had (the store file belongs to that root). */
+static int service_restart(demo *d) {
+    char port[16], *argv[64];
+    size_t n = 0;
+    int rc;
+    snprintf(port, sizeof port, "%d", service_port(d));
+    while (d->service_command[n] && n < 60) { argv[n] = d->service_command[n]; n++; }
+    argv[n++] = "--port";
+    argv[n++] = port;
+    argv[n] = NULL;
+    rc = service_start(&d->service, argv);
+    if (rc == 0) printf("  The demo service is back at %s\n", d->service.url);
+    return rc;
+}
+
+typedef struct upload_run {
+    int done, status;
+    ods_upload_result result;
+    char message[512];
+} upload_run;
+
+static void on_upload_progress(ods_store *store, const ods_upload_progress *p, void *context) {
+    (void)store, (void)context;
+    printf("    [upload] %lld of %lld answered, %lld refused\n", (long long)p->sent, (long long)p->total,
+           (long long)p->failed);
+}
+
+static void on_uploaded(ods_store *store, int status, const ods_upload_result *r, const ods_error *error,
+                        void *context) {
+    upload_run *u = context;
+    (void)store;
+    u->done = 1;
+    u->status = status;
+    u->result = *r;
+    if (error) snprintf(u->message, sizeof u->message, "%s", error->message);
+}
+
+static void upload(demo *d, upload_run *u) {
+    memset(u, 0, sizeof *u);
+    if (ods_store_upload(d->offline, on_upload_progress, on_uploaded, u) != ODS_OK) {
+        failed_check(d, ods_error_last()->message);
+        return;
+    }
+    if (wait_for(d, d->offline, &u->done) != ODS_OK) return;
+    if (u->status != ODS_OK) printf("    upload stopped: %s: %s\n", status_name(u->status), u->message);
+    else printf("    upload done: %lld confirmed, %lld refused, %lld still queued\n", (long long)u->result.confirmed,
+                (long long)u->result.failed, (long long)u->result.remaining);
+}
+
+static int step_upload(demo *d) {
+    ods_store_options options = ODS_STORE_OPTIONS_INIT;
+    ods_error_archive *archive = NULL;
+    upload_run u;
+    call c;
+    char key[256];
+    int64_t id = -1;
+    size_t i;
+
+    if (service_restart(d) != 0) {
+        printf("  the demo service did not start again\n");
+        return -1;
+    }
+    options.service_root = d->service.url;
+    d->online = open_store(d, &options, &d->online_opening);
+    if (!d->online) return -1;
+    printf("\n  Meanwhile someone else rebooked one of the same bookings on the service:\n");
+    change_ok(d, d->online, ODS_UPDATE, booking_key(d, "00000002", key, sizeof key),
+              "{\"PASSNAME\":\"Ben Garcia (rebooked)\"}", "*");
+
+    printf("\n  The upload sends the queue in order (one $batch where the service has it; pyslet has\n"
+           "  none, so one request each there), each change with the ETag the entity had when the app\n"
+           "  changed it:\n");
+    upload(d, &u);
+    if (u.status != ODS_OK || u.result.confirmed != 2 || u.result.failed != 1)
+        failed_check(d, "2 changes confirmed, 1 refused");
+
+    printf("\n  The refused change is in the error archive (ods_store_error_archive), with what was sent\n"
+           "  and what the service answered:\n");
+    if (ods_store_error_archive(&archive, d->offline) != ODS_OK) {
+        failed_check(d, ods_error_last()->message);
+        return 0;
+    }
+    for (i = 0; i < ods_error_archive_count(archive); i++) {
+        const ods_archived_error *e = ods_error_archive_at(archive, i);
+        printf("    #%lld %s %s\n      %s\n      -> HTTP %d: %s\n", (long long)e->id, e->method, e->path,
+               e->body ? e->body : "", e->http_status, e->message);
+        id = e->id;
+        if (e->http_status != 412) failed_check(d, "HTTP 412 in the archive");
+    }
+    if (ods_error_archive_count(archive) != 1) failed_check(d, "one archived change");
+    ods_error_archive_free(archive);
+    read_ok(d, d->offline, booking_key(d, "00000002", key, sizeof key), print_bookings, &c);
+    printf("    ods_entity_pending_state: %s\n", c.pending_state == ODS_ENTITY_ERROR ? "ODS_ENTITY_ERROR" : "?");
+    if (c.pending_state != ODS_ENTITY_ERROR) failed_check(d, "the booking in error");
+
+    printf("\n  The app decides its version wins: retry with If-Match: * (ods_store_error_retry), upload:\n");
+    if (ods_store_error_retry(d->offline, id, NULL, "*") != ODS_OK) failed_check(d, ods_error_last()->message);
+    upload(d, &u);
+    if (u.status != ODS_OK || u.result.confirmed != 1) failed_check(d, "the retried change confirmed");
+    printf("  %lld changes wait now.\n", (long long)pending(d));
+
+    printf("\n  What the service has now:\n");
+    read_ok(d, d->online, "TravelagencyCollection('00000002')", print_agencies, &c);
+    snprintf(key, sizeof key, "BookingCollection?$filter=carrid eq 'LH' and connid eq '0400' and bookid le '00000003'"
+             "&$orderby=bookid");
+    read_ok(d, d->online, key, print_bookings, &c);
+    return 0;
+}
+
+static int downloaded;
+static void on_downloaded(ods_store *store, int status, const ods_error *error, void *context) {
+    int *code = context;
+    (void)store;
+    *code = status;
+    downloaded = 1;
+    if (error) printf("    download stopped: %s\n", error->message);
+}
+
+static int step_download_again(demo *d) {
+    call c;
+    int code = -1;
+
+    printf("  The service changes an agency:\n");
+    change_ok(d, d->online, ODS_UPDATE, "TravelagencyCollection('00000111')", "{\"NAME\":\"Seaside Travel & Tours\"}",
+              NULL);
+    printf("\n  ods_store_download brings fresh data for every defining request (a delta where the\n"
+           "  service gives delta links, else the request again, replacing what it brought):\n");
+    downloaded = 0;
+    if (ods_store_download(d->offline, NULL, on_progress, on_downloaded, &code) != ODS_OK) {
+        failed_check(d, ods_error_last()->message);
+        return 0;
+    }
+    if (wait_for(d, d->offline, &downloaded) != ODS_OK) return 0;
+    if (code != ODS_OK) failed_check(d, "the download");
+    read_ok(d, d->offline, "TravelagencyCollection('00000111')", print_agencies, &c);
+    if (!c.is_local) failed_check(d, "a local answer");
+    return 0;
+}
+
+static const char *source_name(int source) {
+    return source == ODS_SOURCE_OFFLINE ? "ODS_SOURCE_OFFLINE (the store file)"
+         : source == ODS_SOURCE_ONLINE ? "ODS_SOURCE_ONLINE (the service)" : "?";
+}
+
+static int step_mixed(demo *d) {
+    ods_store_options options = ODS_STORE_OPTIONS_INIT;
+    opening o;
+    ods_store *mixed;
+    call c;
+    char path[512], from[64], to[64];
+
+    printf("  A mixed store opens the same file and the service: each request goes to the file when\n"
+           "  the defining requests cover what it reads, else to the service.\n");
+    ods_store_close(d->offline);
+    d->offline = NULL;
+    options.kind = ODS_STORE_MIXED;
+    options.service_root = d->service.url;
+    options.store_path = d->store_path;
+    mixed = open_store(d, &options, &o);
+    if (!mixed) return -1;
+    read_ok(d, mixed, "TravelagencyCollection?$filter=CITY eq 'Walldorf'&$top=2", print_agencies, &c);
+    printf("    ods_response_source: %s\n", source_name(c.source));
+    if (c.source != ODS_SOURCE_OFFLINE) failed_check(d, "the file answers agencies");
+    read_ok(d, mixed, "CarrierCollection('LH')?$select=carrid,CARRNAME,CURRCODE", print_carriers, &c);
+    printf("    ods_response_source: %s\n", source_name(c.source));
+    if (c.source != ODS_SOURCE_ONLINE) failed_check(d, "the service answers carriers");
+    date_literal(d, "2026-06-01", from, sizeof from);
+    date_literal(d, "2026-06-14", to, sizeof to);
+    if (d->version == 4)
+        snprintf(path, sizeof path, "GetAvailableFlights(fromdate=%s,todate=%s,cityfrom='Frankfurt',cityto='New York')",
+                 from, to);
+    else
+        snprintf(path, sizeof path, "GetAvailableFlights?fromdate=%s&todate=%s&cityfrom='Frankfurt'&cityto='New York'",
+                 from, to);
+    if (run(d, mixed, ODS_FUNCTION, path, NULL, &c) != ODS_OK) failed_check(d, "the function import");
+    printf("    ods_response_source: %s (function imports always go to the service)\n", source_name(c.source));
+    if (c.source != ODS_SOURCE_ONLINE) failed_check(d, "the service answers function imports");
+    printf("\n  The working mode can be switched any time (ods_store_set_mode); ODS_MODE_ONLINE:\n");
+    if (ods_store_set_mode(mixed, ODS_MODE_ONLINE) != ODS_OK) failed_check(d, ods_error_last()->message);
+    read_ok(d, mixed, "TravelagencyCollection('00000111')", print_agencies, &c);
+    printf("    ods_response_source: %s\n", source_name(c.source));
+    if (c.source != ODS_SOURCE_ONLINE) failed_check(d, "online mode");
+    ods_store_close(mixed);
+    return 0;
+}
+
 /* ---- main --------------------------------------------------------------------------------- */
 
 typedef struct step {
@@ -617,6 +920,10 @@ int main(int argc, char **argv) {
         {"Offline store: download the defining requests", step_download},
         {"The service stops: reads from the store file", step_local_reads},
         {"Reopen the store file, no network needed", step_reopen},
+        {"Local changes while the service is stopped", step_local_writes},
+        {"The service is back: upload, a conflict in the error archive", step_upload},
+        {"Download: what changed on the service", step_download_again},
+        {"Mixed mode: the file where it covers, the service elsewhere", step_mixed},
     };
     demo d;
     int i, command = 0;

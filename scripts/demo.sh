@@ -5,7 +5,9 @@
 # CMake in build/, and runs examples/flight_demo.c. That program starts SAP's flight sample
 # service RMTSAMPLEFLIGHT on 127.0.0.1 (OData V2 on pyslet: Tests/servers/serve.py
 # v2flight) and walks through online reads, an offline store filled by defining requests,
-# reads from the store file with the service stopped, and the store reopened without network.
+# reads from the store file with the service stopped, the store reopened without network,
+# local changes, their upload with a conflict in the error archive, a download, and a mixed
+# store routing between the file and the service.
 #
 #   --v4    the same story on the V4 edition of the flight model (odatapy: serve.py v4flight)
 #   --tour  instead, examples/demo.c: a tour of the request API (handles, delegates, ETags,

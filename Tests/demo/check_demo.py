@@ -60,6 +60,25 @@ FLIGHT_FACTS = [
     r"into FlightCollection: complete, 60 of 60 entities",
     r"\n    61 travel agencies\n",
     r"step 4: ok",
+    # 5. local changes, service stopped
+    r"UPDATE TravelagencyCollection\('00000002'\) .*\n    -> HTTP 204, answered from the store file",
+    r"ods_entity_pending_state: ODS_ENTITY_PENDING",
+    r"3 changes wait for upload",
+    # 6. upload, a 412 into the error archive, retried
+    r"upload done: 2 confirmed, 1 refused, 0 still queued",
+    r"#\d+ (MERGE|PATCH) BookingCollection\(.*bookid='00000002'\)\n.*Ben Garcia Lopez.*\n      -> HTTP 412: ",
+    r"ods_entity_pending_state: ODS_ENTITY_ERROR",
+    r"upload done: 1 confirmed, 0 refused, 0 still queued",
+    r"00000002  SUTIL - Unit Test Agency  Walldorf +\+49 6227 747474\n    -> HTTP 200, answered by the service",
+    r"booking 00000001  Ms\.  Anna Becker-Hahn .*\n    booking 00000002  Mr\.  Ben Garcia Lopez .*\n",
+    # 7. download
+    r"00000111  Seaside Travel & Tours +Berlin .*\n    -> HTTP 200, answered from the store file",
+    # 8. mixed
+    r"CITY eq 'Walldorf'.*\n(    .*\n){3}    ods_response_source: ODS_SOURCE_OFFLINE",
+    r"CarrierCollection\('LH'\).*\n(    .*\n){3}    ods_response_source: ODS_SOURCE_ONLINE",
+    r"ods_response_source: ODS_SOURCE_ONLINE \(the service\) \(function imports always go to the service\)",
+    r"ODS_MODE_ONLINE:\n.*\n.*\n    -> HTTP 200, answered by the service",
+    r"step 8: ok",
     r"demo: every step worked",
 ]
 FACTS = {
