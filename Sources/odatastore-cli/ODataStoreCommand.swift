@@ -15,5 +15,5 @@ struct ODataStoreCommand: AsyncParsableCommand {
             """,
         version: "odatastore \(LibraryVersion.string)",
         subcommands: [ParseCommand.self, GetCommand.self, CreateCommand.self, UpdateCommand.self, DeleteCommand.self,
-                      OfflineCommand.self])
+                      CallCommand.self, MetadataCommand.self, OfflineCommand.self])
 }

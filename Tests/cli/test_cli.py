@@ -65,7 +65,8 @@ def parse_error(name, args, code, message, position):
 # --help, --version, usage errors
 code, out, _ = run("--help")
 check("--help exit 0", code == 0 and "USAGE: odatastore <subcommand>" in out and "parse" in out and "offline" in out, out)
-for sub in ["parse", "get", "offline", "offline init", "offline status"]:
+for sub in ["parse", "get", "create", "update", "delete", "call", "metadata", "offline", "offline init", "offline status",
+            "offline upload", "offline download", "offline errors"]:
     code, out, _ = run(*sub.split(), "--help")
     check(f"{sub} --help has an example", code == 0 and "Example" in out, out)
 code, out, _ = run()

@@ -1,0 +1,156 @@
+import ArgumentParser
+import ODataStore
+
+/// `odatastore metadata`: what a service's $metadata declares, summarised.
+struct MetadataCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "metadata",
+        abstract: "Summarise a service's $metadata: entity sets, keys, properties, navigation, operations.",
+        discussion: """
+            Reads $metadata from the service (--service), from an offline store file without the \\
+            network (--store), or from a file (--metadata). Prints JSON: the protocol version, the \\
+            entity sets and singletons with their entity type, key, properties (name and type) \\
+            and navigation properties (name, target type, to-many or not), then the operation \\
+            imports (kind, HTTP method, parameters, return type). --output table prints two tables.
+
+            Examples:
+              odatastore metadata --service http://host/odata/
+              odatastore metadata --metadata metadata.xml --output table
+              odatastore metadata --store products.store
+            """)
+
+    @Option(help: "Read this $metadata document instead of asking a service.")
+    var metadata: String?
+
+    @OptionGroup var connection: ConnectionOptions
+
+    @Option(help: "json (default) or table.")
+    var output: GetCommand.Output = .json
+
+    func validate() throws {
+        if metadata == nil && connection.service == nil && connection.store == nil {
+            throw ValidationError("give --service URL, --store FILE or --metadata FILE")
+        }
+    }
+
+    func run() async throws {
+        let model: ServiceModel
+        if let path = metadata {
+            let bytes: [UInt8]
+            switch readFile(path) {
+            case .success(let b): bytes = b
+            case .failure(let f):
+                writeError("error: \(f.message)")
+                throw ExitCode(66)
+            }
+            do {
+                model = try MetadataParser.parse(bytes)
+            } catch {
+                writeError("error: \(path): \(error.description)")
+                throw ExitCode(2)
+            }
+        } else {
+            let kind: StoreKind = connection.store != nil && connection.service == nil ? .offline : .online
+            let store = try await openStore(try connection.storeOptions(kind: kind))
+            let loaded = store.model
+            await store.close()
+            guard let loaded else {
+                writeError("error: the store has no $metadata")
+                throw ExitCode(1)
+            }
+            model = loaded
+        }
+        let summary = Self.summary(model)
+        switch output {
+        case .json:
+            print(JSONValue.object(summary).serialized())
+        case .table:
+            for (title, key) in [("Entity sets", "entitySets"), ("Operation imports", "operations")] {
+                print("\(title):")
+                var rows = JSONObject()
+                rows["value"] = .array((summary[key]?.arrayValue ?? []).map(Self.flat))
+                print(Table.render(JSONValue.object(rows).serialized()))
+                print("")
+            }
+        }
+    }
+
+    /// The summary as JSON, sets and operations sorted by name.
+    static func summary(_ model: ServiceModel) -> JSONObject {
+        var out = JSONObject()
+        out["odataVersion"] = .string(model.version == .v2 ? "2.0" : "4.0")
+        out["container"] = .string(model.containerName)
+        var sets: [JSONValue] = []
+        for set in model.entitySets.values.sorted(by: { $0.name < $1.name }) {
+            var s = JSONObject()
+            s["name"] = .string(set.name)
+            s["kind"] = .string(set.isSingleton ? "singleton" : "entitySet")
+            s["entityType"] = .string(set.entityType)
+            if let type = model.structuredType(set.entityType) {
+                s["key"] = .array(model.key(of: type).map { .string($0) })
+                s["properties"] = .array(model.allProperties(of: type).map { p in
+                    var o = JSONObject()
+                    o["name"] = .string(p.name)
+                    o["type"] = .string(typeName(p.type))
+                    return .object(o)
+                })
+                s["navigation"] = .array(model.allNavigationProperties(of: type).map { n in
+                    var o = JSONObject()
+                    o["name"] = .string(n.name)
+                    o["target"] = .string(n.targetType)
+                    o["collection"] = .bool(n.isCollection)
+                    return .object(o)
+                })
+            }
+            sets.append(.object(s))
+        }
+        out["entitySets"] = .array(sets)
+        var operations: [JSONValue] = []
+        for (name, op) in model.operationImports.sorted(by: { $0.key < $1.key }) {
+            var o = JSONObject()
+            o["name"] = .string(name)
+            switch op.kind {
+            case .functionImportV2: o["kind"] = .string("functionImport")
+            case .function: o["kind"] = .string("function")
+            case .action: o["kind"] = .string("action")
+            }
+            o["httpMethod"] = .string(op.httpMethod)
+            o["parameters"] = .array(op.parameters.map { p in
+                var q = JSONObject()
+                q["name"] = .string(p.name)
+                q["type"] = .string(typeName(p.type))
+                return .object(q)
+            })
+            o["returns"] = op.returnType.map { .string(typeName($0)) } ?? .null
+            if let set = op.entitySet { o["entitySet"] = .string(set) }
+            operations.append(.object(o))
+        }
+        out["operations"] = .array(operations)
+        return out
+    }
+
+    static func typeName(_ t: TypeReference) -> String { t.isCollection ? "Collection(\(t.name))" : t.name }
+
+    /// One table row: lists become short text (names only for properties and parameters).
+    static func flat(_ value: JSONValue) -> JSONValue {
+        guard case .object(let o) = value else { return value }
+        var row = JSONObject()
+        for m in o {
+            switch m.value {
+            case .array(let items):
+                let parts = items.map { item -> String in
+                    if case .string(let s) = item { return s }
+                    if case .string(let n)? = item["name"] {
+                        if case .string(let t)? = item["target"] { return "\(n)->\(t.split(separator: ".").last ?? "")" }
+                        return n
+                    }
+                    return item.serialized()
+                }
+                row[m.key] = .string(m.key == "properties" ? "\(parts.count)" : parts.joined(separator: ","))
+            default:
+                row[m.key] = m.value
+            }
+        }
+        return .object(row)
+    }
+}
