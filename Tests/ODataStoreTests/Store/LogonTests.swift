@@ -1,3 +1,4 @@
+import Glibc
 import Synchronization
 import Testing
 @testable import ODataStore
@@ -151,6 +152,51 @@ struct LogonTests {
         #expect(response.json.contains("\"ID\":1,"))
         #expect(app.count == 1)
         #expect(app.prompts.withLock { $0.first?.httpStatus } == 200)
+    }
+
+    @Test func anOfflineStoreDownloadsThroughTheLogonAndItsFileHoldsNoSecret() async throws {
+        let (server, proxy) = try servers()
+        defer { proxy.stop(); server.stop() }
+        try proxy.setFault("auth", authorization: "Bearer s3cret-one")
+        let app = App { $0.reason == .required ? .bearer(token: "s3cret-one") : .bearer(token: "s3cret-two") }
+        let path = OfflineStoreTests.temporaryPath("logon.store")
+        var options = StoreOptions(serviceRoot: proxy.serviceRoot)
+        options.kind = .offline
+        options.storePath = path
+        options.definingRequests = ["Categories"]
+        options.logonHandler = app.handler
+        let (store, state, error) = try await OfflineStoreTests.opened(options)
+        #expect(state == .open, "\(String(describing: error))")
+        #expect(app.count == 1)
+        // The session expires before a download: it asks again and the download goes through.
+        try proxy.clearFaults()
+        try proxy.setFault("auth", authorization: "Bearer s3cret-two")
+        let done = AsyncStream<Result<Void, ODataStoreError>>.makeStream()
+        try store.download { _, result in done.continuation.yield(result) }
+        for await result in done.stream {
+            try result.get()
+            break
+        }
+        #expect(app.prompts.withLock { $0.map(\.reason) } == [.required, .expired])
+        try await store.close()
+        var bytes: [UInt8] = []
+        for file in [path, path + "-wal", path + "-journal"] {
+            let fd = open(file, O_RDONLY)
+            if fd < 0 { continue }
+            var chunk = [UInt8](repeating: 0, count: 65536)
+            while true {
+                let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+                if n <= 0 { break }
+                bytes.append(contentsOf: chunk[0..<n])
+            }
+            close(fd)
+        }
+        #expect(bytes.count > 0)
+        let needle = Array("s3cret".utf8)
+        let found = bytes.count >= needle.count && (0...(bytes.count - needle.count)).contains { i in
+            bytes[i..<(i + needle.count)].elementsEqual(needle)
+        }
+        #expect(!found)
     }
 
     @Test func repliesAreCheckedAndSecretsNeverShown() throws {
