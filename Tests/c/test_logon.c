@@ -278,6 +278,7 @@ static void check_expiry_in_a_burst(void) {
     configured_app = &app;
     store = ods_test_open_with(ods_test_server_url(proxy), ODS_DISPATCH_QUEUE, basic_auth);
     ods_test_waiter_init(&completed);
+    memset(burst_slots, 0, sizeof burst_slots);
     for (i = 0; i < BURST; i++) {
         char path[64];
         burst_slots[i].product = i + 1;
@@ -329,6 +330,95 @@ static void check_refused_logon(void) {
         ODS_CHECK_INT_EQ(slots[i].error, ODS_EUNAUTHORIZED);
     }
     ODS_CHECK_INT_EQ(ods_store_get_state(store), ODS_STORE_FAILED);
+    ODS_CHECK_INT_EQ(app.prompts, 1);
+    ODS_CHECK_OK(ods_store_close(store));
+    ods_test_waiter_destroy(&completed);
+    app_destroy(&app);
+}
+
+/* A refusal in the middle of a burst: asked once; every request that got the 401 fails with
+ * ODS_EUNAUTHORIZED (also those whose 401 came after the refusal), the others succeed. */
+static void check_refused_in_a_burst(void) {
+    logon_app app;
+    ods_store *store;
+    int i, failed = 0;
+    require_auth("Basic dXNlcjpwYXNzd29yZA==");
+    app_init(&app, REPLY_REFUSE_NOW);
+    configured_app = &app;
+    store = ods_test_open_with(ods_test_server_url(proxy), ODS_DISPATCH_THREAD, basic_auth);
+    ods_test_waiter_init(&completed);
+    memset(burst_slots, 0, sizeof burst_slots);
+    for (i = 0; i < BURST; i++) {
+        char path[64];
+        burst_slots[i].product = i + 1;
+        snprintf(path, sizeof path, "Products(%d)?$select=ID,Name", i + 1);
+        ODS_CHECK_OK(ods_store_schedule(NULL, store, ODS_READ, path, NULL, on_done, &burst_slots[i]));
+    }
+    ODS_CHECK(ods_test_waiter_wait(&completed, 10, 60000) == 0);
+    require_auth("Bearer never-given");
+    ODS_CHECK(ods_test_waiter_wait(&completed, BURST, 120000) == 0);
+    for (i = 0; i < BURST; i++) {
+        ODS_CHECK_INT_EQ(burst_slots[i].completions, 1);
+        if (burst_slots[i].error) {
+            ODS_CHECK_INT_EQ(burst_slots[i].error, ODS_EUNAUTHORIZED);
+            failed++;
+        } else {
+            ODS_CHECK(burst_slots[i].right);
+        }
+    }
+    ODS_CHECK(failed > 0);
+    ODS_CHECK_INT_EQ(app.prompts, 1);
+    ODS_CHECK_OK(ods_store_close(store));
+    ods_test_waiter_destroy(&completed);
+    app_destroy(&app);
+}
+
+/* A write held for a logon and cancelled meanwhile is never sent. */
+static int count_posts(void) {
+    char *state = ods_test_proxy_state(proxy), *p;
+    int n = 0;
+    ODS_CHECK(state != NULL);
+    for (p = state; (p = strstr(p, "\"POST ")) != NULL; p++) n++;
+    free(state);
+    return n;
+}
+
+static void check_cancelled_while_held(void) {
+    logon_app app;
+    ods_store *store;
+    slot read_slot, write_slot;
+    uint64_t write_id = 0, logon_id;
+    int posts;
+    ods_test_result r;
+    ODS_CHECK(ods_test_proxy_clear_faults(proxy) == 0);
+    app_init(&app, REPLY_NEVER);
+    configured_app = &app;
+    store = ods_test_open_with(ods_test_server_url(proxy), ODS_DISPATCH_THREAD, with_logon);
+    require_auth("Basic dXNlcjpwYXNzd29yZA==");
+    ods_test_waiter_init(&completed);
+    memset(&read_slot, 0, sizeof read_slot);
+    memset(&write_slot, 0, sizeof write_slot);
+    read_slot.product = 1;
+    ODS_CHECK_OK(ods_store_schedule(NULL, store, ODS_READ, "Products(1)", NULL, on_done, &read_slot));
+    ODS_CHECK(ods_test_waiter_wait(&app.prompted, 1, 60000) == 0); /* the 401 opened a prompt */
+    posts = count_posts();
+    ODS_CHECK_OK(ods_store_schedule(&write_id, store, ODS_CREATE, "Customers",
+                                    "{\"CustomerID\":\"HELDX\",\"CompanyName\":\"Held\",\"City\":\"Kiel\"}",
+                                    on_done, &write_slot));
+    ODS_CHECK_OK(ods_store_cancel(store, write_id));
+    ODS_CHECK(ods_test_waiter_wait(&completed, 1, 60000) == 0);
+    ODS_CHECK_INT_EQ(write_slot.error, ODS_ECANCELLED);
+    pthread_mutex_lock(&app.mutex);
+    logon_id = app.last_id;
+    pthread_mutex_unlock(&app.mutex);
+    ODS_CHECK_OK(ods_store_logon_basic(store, logon_id, "user", "password"));
+    ODS_CHECK(ods_test_waiter_wait(&completed, 2, 60000) == 0);
+    check_slots(&read_slot, 1);
+    ODS_CHECK_INT_EQ(write_slot.completions, 1);
+    ODS_CHECK_INT_EQ(count_posts(), posts); /* the create never reached the proxy */
+    ods_test_run_once(&r, store, ODS_READ, "Customers('HELDX')", NULL);
+    ODS_CHECK_INT_EQ(r.error_code, ODS_ENOTFOUND);
+    ods_test_result_free(&r);
     ODS_CHECK_INT_EQ(app.prompts, 1);
     ODS_CHECK_OK(ods_store_close(store));
     ods_test_waiter_destroy(&completed);
@@ -467,6 +557,8 @@ int main(void) {
     check_hostile_callers();
     check_held_limit();
     check_refused_logon();
+    check_refused_in_a_burst();
+    check_cancelled_while_held();
     check_race_while_opening();
     check_expiry_in_a_burst();
     ODS_CHECK_INT_EQ(ods_test_server_stop(proxy), 0);

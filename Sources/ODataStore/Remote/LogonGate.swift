@@ -38,8 +38,21 @@ final class LogonGate: Sendable {
         var waiters: [Waiter] = []
     }
 
+    /// The credentials an attempt was sent with, and when: attempts are numbered as they
+    /// take their credentials.
+    struct Ticket: Sendable {
+        var generation: UInt64
+        var sequence: UInt64
+    }
+
     private struct State {
         var generation: UInt64 = 0
+        /// Attempts that took credentials so far.
+        var sequence: UInt64 = 0
+        /// The last logon that ended without credentials (refused, or too many attempts):
+        /// attempts sent before it with the credentials it gave up on fail with it too, rather
+        /// than asking again (the app is asked once for what failed together).
+        var givenUp: (ticket: Ticket, why: String)?
         /// The credentials a logon reply gave (none before the first reply).
         var headers: [(name: String, value: String)] = []
         /// Names of headers a logon reply's credentials replace (the store's own
@@ -83,12 +96,15 @@ final class LogonGate: Sendable {
 
     /// Puts the current credentials into `request` (those of a logon reply replace the
     /// store's own and same-named headers); returns their generation.
-    func authorize(_ request: inout HTTPRequest) -> UInt64 {
-        let (generation, headers, replaced) = state.withLock { ($0.generation, $0.headers, $0.replaced) }
-        guard generation > 0 else { return 0 }
+    func authorize(_ request: inout HTTPRequest) -> Ticket {
+        let (ticket, headers, replaced) = state.withLock { s in
+            s.sequence += 1
+            return (Ticket(generation: s.generation, sequence: s.sequence), s.headers, s.replaced)
+        }
+        guard ticket.generation > 0 else { return ticket }
         request.headers.removeAll { h in replaced.contains { asciiCaseInsensitiveEquals($0, h.name) } }
         request.headers.append(contentsOf: headers)
-        return generation
+        return ticket
     }
 
     /// Calls `go` with `.send` at once when no prompt is open, else when it is answered.
@@ -117,11 +133,15 @@ final class LogonGate: Sendable {
 
     /// An exchange sent with credentials of `generation` was answered "log on" (`status`;
     /// `authenticate`: its WWW-Authenticate). `go` learns what to do (possibly at once).
-    func challenged(generation: UInt64, status: Int, authenticate: String?, _ go: @escaping Waiter) {
+    func challenged(_ ticket: Ticket, status: Int, authenticate: String?, _ go: @escaping Waiter) {
+        let generation = ticket.generation
         enum Step { case resume(Next), ask(LogonChallenge, @Sendable (LogonChallenge) -> Void), wait }
         let step: Step = state.withLock { s in
             if s.closed { return .resume(.closed) }
             if generation < s.generation { return .resume(.send) }  // a newer logon is there
+            if let given = s.givenUp, given.ticket.generation == generation, ticket.sequence <= given.ticket.sequence {
+                return .resume(.refused(given.why))  // failed together with a logon already given up
+            }
             if s.prompt != nil {
                 if s.prompt!.waiters.count >= maxHeld {
                     return .resume(.tooManyHeld("\(s.prompt!.waiters.count) requests wait for the logon (max_held_requests is \(maxHeld))"))
@@ -131,8 +151,10 @@ final class LogonGate: Sendable {
             }
             guard let prompter = s.prompter else { return .resume(.refused("the service requires a logon")) }
             if s.attempts >= maxAttempts {
+                let why = "the service refused the credentials of \(maxAttempts) logons in a row (max_logon_attempts)"
                 s.attempts = 0
-                return .resume(.refused("the service refused the credentials of \(maxAttempts) logons in a row (max_logon_attempts)"))
+                s.givenUp = (Ticket(generation: s.generation, sequence: s.sequence), why)
+                return .resume(.refused(why))
             }
             s.attempts += 1
             let reason: LogonReason = s.generation > 0 && !s.worked ? .rejected : (s.everWorked ? .expired : .required)
@@ -162,8 +184,10 @@ final class LogonGate: Sendable {
             }
             s.prompt = nil
             guard let lines else {
+                let why = "the app refused the logon"
                 s.attempts = 0
-                return (prompt.waiters, .refused("the app refused the logon"))
+                s.givenUp = (Ticket(generation: s.generation, sequence: s.sequence), why)
+                return (prompt.waiters, .refused(why))
             }
             s.generation += 1
             s.headers = lines

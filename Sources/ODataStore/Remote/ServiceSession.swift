@@ -134,26 +134,33 @@ final class ServiceSession: Sendable {
     /// reply (one prompt for every exchange that fails meanwhile) and is sent again with the
     /// new credentials, at most `maxLogonAttempts + 1` times. While a prompt is open, an
     /// exchange is held before its first attempt. A refused logon completes with a 401.
+    /// `cancelled` is asked before an exchange held for a logon is sent (a request cancelled
+    /// meanwhile, a write above all, must not go out); it then completes with `.cancelled`.
     func send(_ request: HTTPRequest, retry: Int = 0, delayMilliseconds: Int = 0,
+              cancelled: @escaping @Sendable () -> Bool = { false },
               record: @escaping @Sendable (UInt64) -> Void = { _ in },
               completion: @escaping @Sendable (Result<HTTPResponse, HTTPTransportError>) -> Void) {
         guard logon.enabled else {
-            attempt(request, retry: retry, delayMilliseconds: delayMilliseconds, logons: 0, record: record, completion: completion)
+            attempt(request, retry: retry, delayMilliseconds: delayMilliseconds, logons: 0, cancelled: cancelled,
+                    record: record, completion: completion)
             return
         }
         logon.whenReady { [self] next in
             resume(next, request, retry: retry, delayMilliseconds: delayMilliseconds, logons: 0, last: nil,
-                   record: record, completion: completion)
+                   cancelled: cancelled, record: record, completion: completion)
         }
     }
 
     /// What a held exchange does once the logon gate lets it go (or gives it up).
     private func resume(_ next: LogonGate.Next, _ request: HTTPRequest, retry: Int, delayMilliseconds: Int, logons: Int,
-                        last: HTTPResponse?, record: @escaping @Sendable (UInt64) -> Void,
+                        last: HTTPResponse?, cancelled: @escaping @Sendable () -> Bool,
+                        record: @escaping @Sendable (UInt64) -> Void,
                         completion: @escaping @Sendable (Result<HTTPResponse, HTTPTransportError>) -> Void) {
         switch next {
         case .send:
-            attempt(request, retry: retry, delayMilliseconds: delayMilliseconds, logons: logons, record: record, completion: completion)
+            if cancelled() { return completion(.failure(.cancelled)) }
+            attempt(request, retry: retry, delayMilliseconds: delayMilliseconds, logons: logons, cancelled: cancelled,
+                    record: record, completion: completion)
         case .refused(let why):
             // Never the credentials: only why the logon ended.
             completion(.success(HTTPResponse(status: 401, headers: [("Content-Type", "text/plain")],
@@ -166,23 +173,24 @@ final class ServiceSession: Sendable {
     }
 
     private func attempt(_ request: HTTPRequest, retry: Int, delayMilliseconds: Int, logons: Int,
+                         cancelled: @escaping @Sendable () -> Bool,
                          record: @escaping @Sendable (UInt64) -> Void,
                          completion: @escaping @Sendable (Result<HTTPResponse, HTTPTransportError>) -> Void) {
         let policy = retryPolicy
         var authorized = request
-        let generation = logon.authorize(&authorized)
+        let ticket = logon.authorize(&authorized)
         let id = transport.send(authorized, delayMilliseconds: delayMilliseconds) { [self] result in
             if logon.enabled, case .success(let response) = result {
                 if let status = asksForLogon(response, request: request) {
                     guard logons <= logon.maxAttempts else { return completion(result) }
-                    logon.challenged(generation: generation, status: status,
+                    logon.challenged(ticket, status: status,
                                      authenticate: response.header("WWW-Authenticate")) { [self] next in
                         resume(next, request, retry: retry, delayMilliseconds: 0, logons: logons + 1, last: response,
-                               record: record, completion: completion)
+                               cancelled: cancelled, record: record, completion: completion)
                     }
                     return
                 }
-                if response.status != 403 { logon.succeeded(generation: generation) }
+                if response.status != 403 { logon.succeeded(generation: ticket.generation) }
             }
             let delay: Int?
             switch result {
@@ -190,7 +198,8 @@ final class ServiceSession: Sendable {
             case .failure(let error): delay = policy.delay(after: error, method: request.method, retry: retry)
             }
             if let delay {
-                attempt(request, retry: retry + 1, delayMilliseconds: delay, logons: logons, record: record, completion: completion)
+                attempt(request, retry: retry + 1, delayMilliseconds: delay, logons: logons, cancelled: cancelled,
+                        record: record, completion: completion)
             } else {
                 completion(result)
             }
