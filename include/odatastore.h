@@ -341,7 +341,7 @@ typedef enum ods_logon_reason {
 typedef enum ods_logon_flag {
     ODS_LOGON_LOGIN_PAGE = 1  /**< A 2xx HTML answer to an OData request (SAP's login page when a
                                    session behind single sign-on expired) asks for a logon, as a
-                                   401 does. */
+                                   401 does; not to a $value read, which accepts any type. */
 } ods_logon_flag;
 
 /**

@@ -208,13 +208,15 @@ final class ServiceSession: Sendable {
     }
 
     /// The status of an answer that asks for a logon (401; a 2xx HTML page when
-    /// `sessionExpiredOnLoginPage` and HTML was not asked for), or nil.
+    /// `sessionExpiredOnLoginPage` and the request did not accept HTML), or nil.
     private func asksForLogon(_ response: HTTPResponse, request: HTTPRequest) -> Int? {
         if response.status == 401 { return 401 }
         guard logon.loginPageExpires, (200..<300).contains(response.status),
               let type = response.header("Content-Type"), ASCIIMatch.contains(type, lowercased: "text/html") else { return nil }
         let accept = request.headers.first { asciiCaseInsensitiveEquals($0.name, "Accept") }?.value ?? ""
-        return ASCIIMatch.contains(accept, lowercased: "html") ? nil : response.status
+        // A request that accepts HTML (a `$value` read accepts any type) may get HTML as its answer.
+        if ASCIIMatch.contains(accept, lowercased: "html") || ASCIIMatch.contains(accept, lowercased: "*/*") { return nil }
+        return response.status
     }
 
     /// A request's time limit: its own when set, else the store's.
