@@ -1289,7 +1289,8 @@ ODS_EXTERN int ods_store_check_url(char **out, ods_store *store, const char *url
  * The app answers with exactly one of ods_store_logon_basic, _bearer, _headers or _refuse,
  * from the callback itself or later, from any thread (an SSO flow can take minutes; held
  * requests do not time out meanwhile, ods_request_cancel and ods_store_close end them).
- * A refused logon fails the held requests with ODS_EUNAUTHORIZED (http_status 401).
+ * A refused logon fails the held requests with ODS_EUNAUTHORIZED (http_status 401), and also
+ * those already sent whose 401 comes after the refusal (no second prompt for them).
  * Credentials the service refuses at once prompt again (reason ODS_LOGON_REJECTED, attempt
  * 2, 3, ...); after max_logon_attempts prompts in a row, the held requests fail with
  * ODS_EUNAUTHORIZED; one request is sent again at most max_logon_attempts + 1 times.
@@ -1304,11 +1305,15 @@ ODS_EXTERN int ods_store_check_url(char **out, ods_store *store, const char *url
  *
  * REPLYING. Every reply function returns ODS_OK (the prompt is answered and closed);
  * ODS_ESTATE when no prompt `logon_id` waits in this store (answered already, by another
- * thread too, or never asked); ODS_EINVAL for a NULL or closed store (after ods_store_close
- * every prompt is given up: the held requests got ODS_ECANCELLED) or for credentials that
- * cannot be sent (CR, LF, NUL; an empty user name or token; the prompt stays open: answer it
- * again); ODS_EUNSUPPORTED when the store has no logon callback. Strings are copied. Any
- * thread, also from inside a callback of the store.
+ * thread too, or never asked); ODS_ECLOSED while the store is closing; ODS_EINVAL for a
+ * NULL or closed store (ods_store_close gives every prompt up: the held requests got
+ * ODS_ECANCELLED) or for credentials that cannot be sent (CR, LF, NUL; an empty user name or
+ * token; the prompt stays open: answer it again); ODS_EUNSUPPORTED when the store has no
+ * logon callback. Strings are copied. Any thread, also from inside a callback of the store.
+ * Unlike other calls, a reply may race with ods_store_close on another thread (an SSO flow
+ * finishing as the app closes the store): it then returns ODS_ECLOSED or ODS_EINVAL and
+ * never touches freed memory, unless a new store has been given the same address meanwhile
+ * (prompt ids are unique in the process, so even then it answers nothing: ODS_ESTATE).
  * ------------------------------------------------------------------------------------- */
 
 /** Answers prompt `logon_id` with HTTP Basic credentials (`username` without ':';

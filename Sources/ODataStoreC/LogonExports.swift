@@ -46,7 +46,8 @@ private func withLogonInfo(_ c: LogonChallenge, _ body: (UnsafePointer<ods_logon
 /// Answers prompt `id` of `handle`'s store (the shared checks of the four replies).
 private func answer(_ handle: OpaquePointer?, _ id: UInt64, _ reply: () throws(ODataStoreError) -> LogonReply) -> Int32 {
     status { () throws(ODataStoreError) in
-        guard let store = Handle.store(handle) else {
+        // Referenced under the registry's lock: a reply racing ods_store_close is safe.
+        guard let handle, let store = HandleRegistry.retainedStore(handle) else {
             throw ODataStoreError(.invalidArgument, "store is NULL or not an open store (closed already? a prompt ends with its store)")
         }
         try store.logon(id, reply: try reply())

@@ -534,6 +534,42 @@ static void check_hostile_callers(void) {
     app_destroy(&app);
 }
 
+typedef struct racing_reply {
+    ods_store *store;
+    uint64_t id;
+    int rc;
+} racing_reply;
+
+static void *reply_while_closing(void *arg) {
+    racing_reply *r = arg;
+    r->rc = ods_store_logon_basic(r->store, r->id, "user", "password");
+    return NULL;
+}
+
+/* An SSO thread answering just as the app closes the store: a status, never a crash. */
+static void check_reply_racing_close(void) {
+    int round;
+    require_auth("Basic dXNlcjpwYXNzd29yZA==");
+    for (round = 0; round < 5; round++) {
+        logon_app app;
+        racing_reply r;
+        pthread_t thread;
+        ods_store *store;
+        app_init(&app, REPLY_NEVER);
+        store = open_opening(&app, ODS_DISPATCH_THREAD, 0);
+        ODS_CHECK(ods_test_waiter_wait(&app.prompted, 1, 60000) == 0);
+        r.store = store;
+        r.id = app.last_id;
+        r.rc = 1;
+        ODS_CHECK(pthread_create(&thread, NULL, reply_while_closing, &r) == 0);
+        if (round % 2) ods_test_sleep_ms(1);
+        ODS_CHECK_OK(ods_store_close(store));
+        pthread_join(thread, NULL);
+        ODS_CHECK(r.rc == ODS_OK || r.rc == ODS_ECLOSED || r.rc == ODS_EINVAL);
+        app_destroy(&app);
+    }
+}
+
 /* A program built against version 2 of the options (before logon) still opens stores. */
 static void check_version2_options(void) {
     ods_store_options full = ODS_STORE_OPTIONS_INIT;
@@ -559,6 +595,7 @@ int main(void) {
     check_refused_logon();
     check_refused_in_a_burst();
     check_cancelled_while_held();
+    check_reply_racing_close();
     check_race_while_opening();
     check_expiry_in_a_burst();
     ODS_CHECK_INT_EQ(ods_test_server_stop(proxy), 0);

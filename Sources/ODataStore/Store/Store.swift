@@ -219,7 +219,9 @@ public final class Store: Sendable {
         guard options.logonHandler != nil, let session = (engine as? ServiceSessionOwner)?.session else {
             throw ODataStoreError(.unsupported, "the store has no logon handler")
         }
-        if state == .closed { throw ODataStoreError(.closed, "the store is closed; logon \(id) was given up") }
+        if state == .closed || state == .closing {
+            throw ODataStoreError(.closed, "the store is closing or closed; logon \(id) was given up")
+        }
         try session.logon.reply(id: id, reply)
     }
 
