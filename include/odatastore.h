@@ -330,6 +330,41 @@ typedef struct ods_download_progress {
  *  BORROWED for the duration of the call. */
 typedef void (*ods_download_progress_cb)(ods_store *store, const ods_download_progress *progress, void *context);
 
+/** Why the store asks for credentials (ods_logon_info.reason; LOGON section). */
+typedef enum ods_logon_reason {
+    ODS_LOGON_REQUIRED = 1,   /**< The service wants credentials the store does not have. */
+    ODS_LOGON_EXPIRED = 2,    /**< Credentials that worked no longer do: the session expired. */
+    ODS_LOGON_REJECTED = 3    /**< The credentials of the last reply were refused at once. */
+} ods_logon_reason;
+
+/** ods_store_options.logon_flags (a bit set). */
+typedef enum ods_logon_flag {
+    ODS_LOGON_LOGIN_PAGE = 1  /**< A 2xx HTML answer to an OData request (SAP's login page when a
+                                   session behind single sign-on expired) asks for a logon, as a
+                                   401 does; not to a $value read, which accepts any type. */
+} ods_logon_flag;
+
+/**
+ * One logon prompt, BORROWED for the duration of the ods_logon_cb call (copy `id`). Filled by
+ * the library; read-only; fields are only appended. It never holds credentials.
+ */
+typedef struct ods_logon_info {
+    unsigned int version;      /**< ODS_LOGON_INFO_VERSION of the library that filled it. */
+    uint64_t id;               /**< The prompt, unique in the process: answer it with ods_store_logon_*. */
+    int reason;                /**< An ods_logon_reason. */
+    int http_status;           /**< The status that asked: 401, or 2xx for a login page. */
+    const char *authenticate;  /**< The service's WWW-Authenticate header (printable, at most 200
+                                    bytes), or NULL. */
+    int attempt;               /**< 1 for the first prompt since credentials last worked, then
+                                    2, 3 ... up to max_logon_attempts. */
+} ods_logon_info;
+
+#define ODS_LOGON_INFO_VERSION 1
+
+/** Asks the app for credentials (LOGON section): answer with ods_store_logon_basic, _bearer,
+ *  _headers or _refuse, now or later, from any thread. Through the store's dispatch mode. */
+typedef void (*ods_logon_cb)(ods_store *store, const ods_logon_info *info, void *context);
+
 /* ---------------------------------------------------------------------------------------
  * Store
  * ------------------------------------------------------------------------------------- */
@@ -379,9 +414,10 @@ typedef struct ods_store_options {
     int download_page_size;         /**< ODS_STORE_OFFLINE, V4 services: entities per page asked while
                                          downloading (Prefer: odata.maxpagesize); 0 = 1000, -1 = the service's. */
 
-    /* ---- Limits (ODS_STORE_OPTIONS_VERSION 2). Keep this block last: fields added later
-     *      for other purposes go above it. 0 always means the default. A request that
-     *      reaches a limit fails with ODS_ELIMIT and a message naming the option. ---- */
+    /* ---- Limits (ODS_STORE_OPTIONS_VERSION 2). 0 always means the default. A request that
+     *      reaches a limit fails with ODS_ELIMIT and a message naming the option. Fields of
+     *      later versions come after this block (moving it would change the offsets that
+     *      programs built for version 2 use). ---- */
     int64_t max_response_bytes;     /**< Largest response body after decompression; also the
                                          largest metadata_path file and the sum of the pages
                                          of one ODS_PAGING_FOLLOW request. Default 64 MiB. */
@@ -398,12 +434,28 @@ typedef struct ods_store_options {
                                          jittered exponential backoff from 200 ms, or after the
                                          server's Retry-After when it is at most 30 s. Default 2;
                                          -1 = never retry. */
+
+    /* ---- Logon and held requests (ODS_STORE_OPTIONS_VERSION 3; the LOGON section below,
+     *      docs/logon.md) ---- */
+    ods_logon_cb logon;             /**< Asked for credentials when the service wants them (a 401;
+                                         a login page with ODS_LOGON_LOGIN_PAGE). NULL (default):
+                                         a 401 is the request's answer (ODS_EUNAUTHORIZED). */
+    void *logon_context;            /**< Passed to logon. Not retained: it must outlive the store. */
+    int logon_flags;                /**< ods_logon_flag bits; default 0. */
+    int max_logon_attempts;         /**< Prompts in a row whose credentials the service refuses
+                                         before the held requests fail with ODS_EUNAUTHORIZED;
+                                         also how often one request is sent again after a logon
+                                         (plus one). 1 to 10; default 3. */
+    int max_held_requests;          /**< Most requests held while the store opens, or while a logon
+                                         waits for the app's reply; one more fails with ODS_ELIMIT
+                                         ("too many held requests"). Default 10000. */
 } ods_store_options;
 
-#define ODS_STORE_OPTIONS_VERSION 2
+#define ODS_STORE_OPTIONS_VERSION 3
 #define ODS_STORE_OPTIONS_INIT { ODS_STORE_OPTIONS_VERSION, 0, NULL, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0, 0, 0, 0, NULL, 0, NULL, \
                                  NULL, NULL, NULL, NULL, 0, \
-                                 0, 0, 0, 0, 0, 0 }
+                                 0, 0, 0, 0, 0, 0, \
+                                 NULL, NULL, 0, 0, 0 }
 
 /**
  * Initialises options of `version` (ODS_STORE_OPTIONS_VERSION, or an older one) to their
@@ -1291,6 +1343,74 @@ ODS_EXTERN int ods_request_set_route(ods_request *request, int route);
  *  store always; a mixed store as routed), ODS_SOURCE_ONLINE when the service did;
  *  ODS_EINVAL for NULL. Valid for the response's life; any thread. */
 ODS_EXTERN int ods_response_source(const ods_response *response);
+
+/* ---------------------------------------------------------------------------------------
+ * Logon and held requests (docs/logon.md)
+ *
+ * HELD REQUESTS. A request started before the store is open is held, in start order, and
+ * sent as soon as the store is open; when opening fails (also: a refused logon during the
+ * open) it fails with the open's error. Nothing polls or sleeps: the open's completion
+ * releases them. A request started while a logon prompt waits for the app's reply is held
+ * the same way. Each hold is bounded by max_held_requests: one more request fails with
+ * ODS_ELIMIT and a message that starts "too many held requests" (ods_store_schedule and
+ * ods_request_start return it while the store opens; while a logon waits, the request's
+ * failed callback brings it). max_pending_requests bounds all requests in flight.
+ *
+ * LOGON. With options->logon set, an answer that asks for credentials (HTTP 401; with
+ * ODS_LOGON_LOGIN_PAGE also a 2xx HTML page, SAP's login page when a session expires behind
+ * single sign-on) is not the request's answer. The store
+ *   1. calls `logon` ONCE (through the dispatch mode, never under a lock), however many
+ *      requests failed at the same time, with an ods_logon_info that names the prompt;
+ *   2. holds every request that failed so, and every request started or sent meanwhile
+ *      (also the $metadata fetch of an opening store, downloads and uploads);
+ *   3. when the app replies with credentials, sends each held request again with them: the
+ *      same request (same id, context, delegate), which gets exactly one terminal callback
+ *      as always. The app sees no 401.
+ * The app answers with exactly one of ods_store_logon_basic, _bearer, _headers or _refuse,
+ * from the callback itself or later, from any thread (an SSO flow can take minutes; held
+ * requests do not time out meanwhile, ods_request_cancel and ods_store_close end them).
+ * A refused logon fails the held requests with ODS_EUNAUTHORIZED (http_status 401), and also
+ * those already sent whose 401 comes after the refusal (no second prompt for them).
+ * Credentials the service refuses at once prompt again (reason ODS_LOGON_REJECTED, attempt
+ * 2, 3, ...); after max_logon_attempts prompts in a row, the held requests fail with
+ * ODS_EUNAUTHORIZED; one request is sent again at most max_logon_attempts + 1 times.
+ * Writes: a create, update or delete answered 401 was refused before the service acted on
+ * it, so sending it again after the logon is safe (the retry policy never repeats a POST
+ * that may have been acted on; a 401 is not that).
+ *
+ * CREDENTIALS. A reply's credentials are copied and kept in memory only, for the store's
+ * life; they replace the options' (auth) and same-named headers of options->headers, and go
+ * with every request to the service root's host. They never appear in error messages, in
+ * ods_logon_info, in logs or in an offline store's file.
+ *
+ * REPLYING. Every reply function returns ODS_OK (the prompt is answered and closed);
+ * ODS_ESTATE when no prompt `logon_id` waits in this store (answered already, by another
+ * thread too, or never asked); ODS_ECLOSED while the store is closing; ODS_EINVAL for a
+ * NULL or closed store (ods_store_close gives every prompt up: the held requests got
+ * ODS_ECANCELLED) or for credentials that cannot be sent (CR, LF, NUL; an empty user name or
+ * token; the prompt stays open: answer it again); ODS_EUNSUPPORTED when the store has no
+ * logon callback. Strings are copied. Any thread, also from inside a callback of the store.
+ * Unlike other calls, a reply may race with ods_store_close on another thread (an SSO flow
+ * finishing as the app closes the store): it then returns ODS_ECLOSED or ODS_EINVAL and
+ * never touches freed memory, unless a new store has been given the same address meanwhile
+ * (prompt ids are unique in the process, so even then it answers nothing: ODS_ESTATE).
+ * ------------------------------------------------------------------------------------- */
+
+/** Answers prompt `logon_id` with HTTP Basic credentials (`username` without ':';
+ *  `password` may be NULL for an empty one). See REPLYING. */
+ODS_EXTERN int ods_store_logon_basic(ods_store *store, uint64_t logon_id, const char *username, const char *password);
+
+/** Answers prompt `logon_id` with `Authorization: Bearer <token>`. See REPLYING. */
+ODS_EXTERN int ods_store_logon_bearer(ods_store *store, uint64_t logon_id, const char *token);
+
+/** Answers prompt `logon_id` with headers of the app's own: a NULL-terminated array of 1 to
+ *  100 "Name: value" lines (a session cookie from an SSO flow, an API key), sent with every
+ *  request from now on. See REPLYING. */
+ODS_EXTERN int ods_store_logon_headers(ods_store *store, uint64_t logon_id, const char *const *headers);
+
+/** Answers prompt `logon_id` with no credentials: the held requests fail with
+ *  ODS_EUNAUTHORIZED (an opening store fails to open with it). See REPLYING. */
+ODS_EXTERN int ods_store_logon_refuse(ods_store *store, uint64_t logon_id);
 
 #ifdef __cplusplus
 }

@@ -57,6 +57,15 @@ enum HandleRegistry {
     /// False when it was not an open store (closed already, or never one).
     static func removeStore(_ p: OpaquePointer) -> Bool { stores.withLock { $0.remove(address(p)) != nil } }
     static func isOpenStore(_ p: OpaquePointer) -> Bool { stores.withLock { $0.contains(address(p)) } }
+    /// The store of an open handle, referenced while the registry is locked: the reference
+    /// keeps it alive even when another thread closes it right after (ods_store_close
+    /// unregisters before it releases), so a call that may race with close (a logon reply
+    /// from an SSO thread) finds a closed store rather than freed memory.
+    static func retainedStore(_ p: OpaquePointer) -> Store? {
+        stores.withLock { s in
+            s.contains(address(p)) ? Unmanaged<Store>.fromOpaque(UnsafeRawPointer(p)).takeUnretainedValue() : nil
+        }
+    }
 
     static func addRequest(_ address: UInt, appOwned: Bool) { requests.withLock { $0[address] = appOwned } }
     static func removeRequest(_ address: UInt) { _ = requests.withLock { $0.removeValue(forKey: address) } }

@@ -94,6 +94,7 @@ private func readOptions(_ p: UnsafePointer<ods_store_options>) throws(ODataStor
         }
     }
     options.limits = try readLimits(o)
+    try readLogonOptions(o, into: &options)  // version 3 (LogonExports.swift)
     return options
 }
 

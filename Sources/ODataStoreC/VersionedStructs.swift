@@ -11,7 +11,8 @@ enum VersionedStructs {
     static func storeOptionsBytes(version: UInt32) -> Int? {
         switch version {
         case 1: MemoryLayout<ods_store_options>.offset(of: \.store_path)
-        case 2: MemoryLayout<ods_store_options>.size
+        case 2: MemoryLayout<ods_store_options>.offset(of: \.logon)
+        case 3: MemoryLayout<ods_store_options>.size
         default: nil
         }
     }

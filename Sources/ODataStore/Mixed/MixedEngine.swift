@@ -85,3 +85,9 @@ final class MixedEngine: RequestEngine {
         offline.shutdown()
     }
 }
+
+/// A mixed store's online and offline parts share one session, so logon prompts and
+/// credentials are the same for both (docs/logon.md).
+extension MixedEngine: ServiceSessionOwner {
+    var session: ServiceSession { online.session }
+}

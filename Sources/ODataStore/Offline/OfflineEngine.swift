@@ -11,7 +11,7 @@
 ///
 /// Threading: thread-safe. The file lives on one serial queue (`OfflineDatabase`); reads run
 /// there one at a time; completions run on it.
-final class OfflineEngine: RequestEngine {
+final class OfflineEngine: RequestEngine, ServiceSessionOwner {
     let options: StoreOptions
     let session: ServiceSession
     let database: OfflineDatabase

@@ -5,7 +5,7 @@
 /// The service access itself (transport, headers, CSRF, `$metadata`) is the
 /// `ServiceSession`'s, shared with the offline store's download.
 /// Threading: thread-safe; completions run on the transport's thread.
-final class OnlineEngine: RequestEngine {
+final class OnlineEngine: RequestEngine, ServiceSessionOwner {
     let session: ServiceSession
 
     init(session: ServiceSession) {

@@ -159,7 +159,7 @@ final class OnlineExchange: EngineTask {
                                   body: first ? plan.body : [], timeoutMilliseconds: engine.timeout(job.timeoutMilliseconds))
         // One closure for the transport (not a continuation wrapped in another).
         let method = request.method
-        engine.session.send(request, record: { [self] id in record(id) }) { [self] result in
+        engine.session.send(request, cancelled: { [self] in isCancelled }, record: { [self] id in record(id) }) { [self] result in
             switch result {
             case .success(let response): handle(response, plan: plan, url: url, first: first)
             case .failure(let error): transportFailed(error, method: method)
@@ -170,6 +170,8 @@ final class OnlineExchange: EngineTask {
     private func transportFailed(_ error: HTTPTransportError, method: String) {
         finish(.failure(RequestFailure(error: ResponseErrors.error(for: error, what: "\(method) \(job.path)"))))
     }
+
+    private var isCancelled: Bool { progress.withLock { $0.cancelled } }
 
     /// Remembers the transfer in flight; cancels it when the request was cancelled meanwhile.
     private func record(_ id: UInt64) {
@@ -185,7 +187,7 @@ final class OnlineExchange: EngineTask {
     /// Sends one HTTP request unless cancelled; transport failures finish the request.
     private func transmit(_ request: HTTPRequest, then: @escaping @Sendable (HTTPResponse) -> Void) {
         let method = request.method
-        engine.session.send(request, record: { [self] id in record(id) }) { [self] result in
+        engine.session.send(request, cancelled: { [self] in isCancelled }, record: { [self] id in record(id) }) { [self] result in
             switch result {
             case .success(let response): then(response)
             case .failure(let error): transportFailed(error, method: method)

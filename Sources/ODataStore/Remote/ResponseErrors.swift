@@ -59,6 +59,7 @@ enum ResponseErrors {
         case .closed: ODataStoreError(.closed, "\(what): the store is closed")
         case .limit(.responseBytes, let m): ODataStoreError(.limit, "\(what): \(m) (max_response_bytes)")
         case .limit(.compressionRatio, let m): ODataStoreError(.limit, "\(what): \(m) (max_compression_ratio)")
+        case .limit(.heldRequests, let m): ODataStoreError(.limit, "\(what): too many held requests: \(m)")
         }
     }
 }

@@ -10,6 +10,8 @@ final class ServiceSession: Sendable {
     let options: StoreOptions
     let transport: any HTTPTransport
     let csrf = CSRFToken()
+    /// The credentials a logon gave, and the logon prompt (`LogonGate`, docs/logon.md).
+    let logon: LogonGate
     /// The service root with a trailing slash.
     let serviceRoot: String
     private let loaded: Locked<ServiceState>
@@ -47,6 +49,7 @@ final class ServiceSession: Sendable {
     init(options: StoreOptions, transport: any HTTPTransport) {
         self.options = options
         self.transport = transport
+        logon = LogonGate(options: options)
         serviceRoot = options.serviceRoot.hasSuffix("/") ? options.serviceRoot : options.serviceRoot + "/"
         loaded = Locked(ServiceState(version: options.odataVersion, model: nil, schema: nil, document: [], options: options))
     }
@@ -124,23 +127,96 @@ final class ServiceSession: Sendable {
 
     /// Sends `request`, retrying as `retryPolicy` allows; `record` is told each attempt's
     /// transport id (for cancellation) and `completion` gets the last attempt's result.
+    ///
+    /// Logon (docs/logon.md): every attempt carries the session's current credentials. With
+    /// a logon handler, an answer that asks for a logon (401, or a login page when
+    /// `sessionExpiredOnLoginPage`) is not the result: the exchange waits for the app's
+    /// reply (one prompt for every exchange that fails meanwhile) and is sent again with the
+    /// new credentials, at most `maxLogonAttempts + 1` times. While a prompt is open, an
+    /// exchange is held before its first attempt. A refused logon completes with a 401.
+    /// `cancelled` is asked before an exchange held for a logon is sent (a request cancelled
+    /// meanwhile, a write above all, must not go out); it then completes with `.cancelled`.
     func send(_ request: HTTPRequest, retry: Int = 0, delayMilliseconds: Int = 0,
+              cancelled: @escaping @Sendable () -> Bool = { false },
               record: @escaping @Sendable (UInt64) -> Void = { _ in },
               completion: @escaping @Sendable (Result<HTTPResponse, HTTPTransportError>) -> Void) {
+        guard logon.enabled else {
+            attempt(request, retry: retry, delayMilliseconds: delayMilliseconds, logons: 0, cancelled: cancelled,
+                    record: record, completion: completion)
+            return
+        }
+        logon.whenReady { [self] next in
+            resume(next, request, retry: retry, delayMilliseconds: delayMilliseconds, logons: 0, last: nil,
+                   cancelled: cancelled, record: record, completion: completion)
+        }
+    }
+
+    /// What a held exchange does once the logon gate lets it go (or gives it up).
+    private func resume(_ next: LogonGate.Next, _ request: HTTPRequest, retry: Int, delayMilliseconds: Int, logons: Int,
+                        last: HTTPResponse?, cancelled: @escaping @Sendable () -> Bool,
+                        record: @escaping @Sendable (UInt64) -> Void,
+                        completion: @escaping @Sendable (Result<HTTPResponse, HTTPTransportError>) -> Void) {
+        switch next {
+        case .send:
+            if cancelled() { return completion(.failure(.cancelled)) }
+            attempt(request, retry: retry, delayMilliseconds: delayMilliseconds, logons: logons, cancelled: cancelled,
+                    record: record, completion: completion)
+        case .refused(let why):
+            // Never the credentials: only why the logon ended.
+            completion(.success(HTTPResponse(status: 401, headers: [("Content-Type", "text/plain")],
+                                             body: Array((why + (last == nil ? "" : " (the service answered \(last!.status))")).utf8))))
+        case .tooManyHeld(let why):
+            completion(.failure(.limit(.heldRequests, why)))
+        case .closed:
+            completion(.failure(.closed))
+        }
+    }
+
+    private func attempt(_ request: HTTPRequest, retry: Int, delayMilliseconds: Int, logons: Int,
+                         cancelled: @escaping @Sendable () -> Bool,
+                         record: @escaping @Sendable (UInt64) -> Void,
+                         completion: @escaping @Sendable (Result<HTTPResponse, HTTPTransportError>) -> Void) {
         let policy = retryPolicy
-        let id = transport.send(request, delayMilliseconds: delayMilliseconds) { [self] result in
+        var authorized = request
+        let ticket = logon.authorize(&authorized)
+        let id = transport.send(authorized, delayMilliseconds: delayMilliseconds) { [self] result in
+            if logon.enabled, case .success(let response) = result {
+                if let status = asksForLogon(response, request: request) {
+                    guard logons <= logon.maxAttempts else { return completion(result) }
+                    logon.challenged(ticket, status: status,
+                                     authenticate: response.header("WWW-Authenticate")) { [self] next in
+                        resume(next, request, retry: retry, delayMilliseconds: 0, logons: logons + 1, last: response,
+                               cancelled: cancelled, record: record, completion: completion)
+                    }
+                    return
+                }
+                if response.status != 403 { logon.succeeded(generation: ticket.generation) }
+            }
             let delay: Int?
             switch result {
             case .success(let response): delay = policy.delay(after: response, method: request.method, retry: retry)
             case .failure(let error): delay = policy.delay(after: error, method: request.method, retry: retry)
             }
             if let delay {
-                send(request, retry: retry + 1, delayMilliseconds: delay, record: record, completion: completion)
+                attempt(request, retry: retry + 1, delayMilliseconds: delay, logons: logons, cancelled: cancelled,
+                        record: record, completion: completion)
             } else {
                 completion(result)
             }
         }
         record(id)
+    }
+
+    /// The status of an answer that asks for a logon (401; a 2xx HTML page when
+    /// `sessionExpiredOnLoginPage` and the request did not accept HTML), or nil.
+    private func asksForLogon(_ response: HTTPResponse, request: HTTPRequest) -> Int? {
+        if response.status == 401 { return 401 }
+        guard logon.loginPageExpires, (200..<300).contains(response.status),
+              let type = response.header("Content-Type"), ASCIIMatch.contains(type, lowercased: "text/html") else { return nil }
+        let accept = request.headers.first { asciiCaseInsensitiveEquals($0.name, "Accept") }?.value ?? ""
+        // A request that accepts HTML (a `$value` read accepts any type) may get HTML as its answer.
+        if ASCIIMatch.contains(accept, lowercased: "html") || ASCIIMatch.contains(accept, lowercased: "*/*") { return nil }
+        return response.status
     }
 
     /// A request's time limit: its own when set, else the store's.
@@ -222,9 +298,16 @@ final class ServiceSession: Sendable {
     }
 
     func shutdown() {
+        logon.shutdown()  // first: held exchanges give up instead of reaching a closed transport
         transport.shutdown()
         reader.withLock { $0 }?.join()
     }
+}
+
+/// An engine that talks to the service through a session: the store connects the session's
+/// logon prompt to its dispatch mode (`Store.init`) and answers it (`Store.logon`).
+protocol ServiceSessionOwner {
+    var session: ServiceSession { get }
 }
 
 /// Reads a local file (the `$metadata` given by path): a regular file only (a FIFO or a

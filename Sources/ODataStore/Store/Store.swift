@@ -74,6 +74,13 @@ public final class Store: Sendable {
             callbacks.shutdown()
             throw error
         }
+        if let handler = options.logonHandler, let session = (engine as? ServiceSessionOwner)?.session {
+            // The prompt reaches the app through the dispatch mode, never under a lock. If it
+            // cannot be delivered any more (closing), close gives the waiting exchanges up.
+            session.logon.connect { challenge in
+                queue.enqueue { if let store = owner.withLock({ $0.store }) { handler(store, challenge) } }
+            }
+        }
         notifyState(.opening, nil)
         owner.withLock { $0.store = self }
         engine.open { [weak self] result in self?.opened(result) }
@@ -95,6 +102,9 @@ public final class Store: Sendable {
         }
         try ServiceRootRules.check(o.serviceRoot)
         if let problem = o.limits.validationProblem() { throw .invalid(problem) }
+        guard o.maxLogonAttempts >= 1, o.maxLogonAttempts <= 10 else {
+            throw .invalid("max_logon_attempts must be between 1 and 10")
+        }
         guard isValidHeaderValue(o.userAgent) else {
             throw .invalid("user_agent must not contain CR, LF or NUL")
         }
@@ -222,6 +232,25 @@ public final class Store: Sendable {
         }
         if state == .closed || state == .closing { throw ODataStoreError(.closed, "the store is closed") }
         mixed.workingMode = mode
+    }
+
+    // MARK: - Logon
+
+    /// Answers the logon prompt `id` (`LogonChallenge.id`), from any thread, at once (also
+    /// from inside the handler) or later: with credentials, the held requests are sent again
+    /// with them; with `.refuse`, they fail with `.unauthorized`. Throws `.invalidState` when
+    /// no prompt `id` waits (answered already), `.closed` after close, `.invalidArgument`
+    /// for credentials that cannot be sent (the prompt stays open), `.unsupported` when the
+    /// store has no logon handler. Credentials are kept in memory only (never in the store
+    /// file, logs or error text).
+    public func logon(_ id: UInt64, reply: LogonReply) throws(ODataStoreError) {
+        guard options.logonHandler != nil, let session = (engine as? ServiceSessionOwner)?.session else {
+            throw ODataStoreError(.unsupported, "the store has no logon handler")
+        }
+        if state == .closed || state == .closing {
+            throw ODataStoreError(.closed, "the store is closing or closed; logon \(id) was given up")
+        }
+        try session.logon.reply(id: id, reply)
     }
 
     // MARK: - Offline stores
@@ -446,6 +475,9 @@ public final class Store: Sendable {
             guard t.accepting else { throw ODataStoreError(.closed, "the store is closing or closed") }
             guard t.inFlight.count < options.limits.maxPendingRequests else {
                 throw ODataStoreError(.limit, "\(t.inFlight.count) requests are pending in this store (max_pending_requests is \(options.limits.maxPendingRequests))")
+            }
+            if t.state == .opening, t.held.count >= options.limits.maxHeldRequests {
+                throw ODataStoreError(.limit, "too many held requests: \(t.held.count) requests wait for the store to open (max_held_requests is \(options.limits.maxHeldRequests))")
             }
             t.inFlight[request.id] = request
             switch t.state {

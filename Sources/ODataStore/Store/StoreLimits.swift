@@ -8,6 +8,7 @@ public struct StoreLimits: Sendable, Equatable {
     public static let defaultMaxErrorMessageBytes = 4096
     public static let defaultMaxPages = 1000
     public static let defaultMaxPendingRequests = 10_000
+    public static let defaultMaxHeldRequests = 10_000
     /// A body is checked against `maxCompressionRatio` once it has decompressed past this.
     public static let compressionRatioThreshold = 1 << 20
 
@@ -22,6 +23,10 @@ public struct StoreLimits: Sendable, Equatable {
     public var maxPages = StoreLimits.defaultMaxPages
     /// Most requests started and not yet ended in one store.
     public var maxPendingRequests = StoreLimits.defaultMaxPendingRequests
+    /// Most requests held while the store opens, or while a logon waits for the app's reply
+    /// (each hold counted on its own); one more fails with `ErrorCode.limit`, "too many held
+    /// requests".
+    public var maxHeldRequests = StoreLimits.defaultMaxHeldRequests
     /// Retries of an exchange that is safe to repeat (see `RetryPolicy`); 0 retries nothing.
     public var maxRetries = 2
 
@@ -34,6 +39,7 @@ public struct StoreLimits: Sendable, Equatable {
         if maxErrorMessageBytes < 64 { return "max_error_message_bytes must be at least 64" }
         if maxPages <= 0 { return "max_pages must be positive" }
         if maxPendingRequests <= 0 { return "max_pending_requests must be positive" }
+        if maxHeldRequests <= 0 { return "max_held_requests must be positive" }
         if maxRetries < 0 || maxRetries > 10 { return "max_retries must be between 0 and 10" }
         return nil
     }

@@ -29,6 +29,18 @@ public struct StoreOptions: Sendable {
     /// Bounds on responses, pages, error text and pending requests (see `StoreLimits`).
     public var limits = StoreLimits()
 
+    // MARK: Logon (docs/logon.md)
+
+    /// Asked for credentials when the service wants them (a 401, or a login page with
+    /// `sessionExpiredOnLoginPage`); nil: a 401 is the request's answer. Requests that hit
+    /// it, and those started meanwhile, wait for the reply and are sent again.
+    public var logonHandler: LogonHandler? = nil
+    /// Whether a 2xx HTML answer to an OData request (SAP's login page when a session
+    /// expired behind a single sign-on proxy) means "log on again" like a 401.
+    public var sessionExpiredOnLoginPage: Bool = false
+    /// Prompts in a row whose credentials the service refuses before the waiting requests
+    /// fail with `.unauthorized` (also: how often one request is sent again after a logon).
+    public var maxLogonAttempts: Int = 3
 
     // MARK: Offline stores
 

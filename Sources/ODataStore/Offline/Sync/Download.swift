@@ -116,7 +116,15 @@ final class Download: Sendable {
         let request = HTTPRequest(method: "GET", url: url, headers: headers,
                                   timeoutMilliseconds: session.options.requestTimeoutMilliseconds)
         let what = "downloading \(target.definition.path)"
-        let id = session.transport.send(request) { [self] result in
+        // Through the session for its credentials and logon (docs/logon.md); `retry: .max`
+        // keeps downloads unrepeated by the retry policy, as they were.
+        session.send(request, retry: .max, record: { [self] id in
+            let cancelled: Bool = state.withLock { s in
+                s.transfer = id
+                return s.cancelled
+            }
+            if cancelled { session.transport.cancel(id) }
+        }) { [self] result in
             switch result {
             case .failure(let error):
                 finish(.failure(ResponseErrors.error(for: error, what: what)))
@@ -130,11 +138,6 @@ final class Download: Sendable {
                 if !queued { finish(.failure(ODataStoreError(.closed, "the store was closed during the download"))) }
             }
         }
-        let cancelled: Bool = state.withLock { s in
-            s.transfer = id
-            return s.cancelled
-        }
-        if cancelled { session.transport.cancel(id) }
     }
 
     private func page(_ response: HTTPResponse, _ target: Target, index: Int, pages: Int,

@@ -22,4 +22,6 @@ public enum HTTPLimit: Sendable, Equatable {
     case responseBytes
     /// `CurlTransportConfiguration.maxCompressionRatio`.
     case compressionRatio
+    /// `StoreLimits.maxHeldRequests`: too many exchanges wait for a logon (never sent).
+    case heldRequests
 }

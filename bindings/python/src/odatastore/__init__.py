@@ -38,8 +38,8 @@ from ._offline import (
     UploadProgressCallback, UploadResult,
 )
 from ._store import (
-    CompletionCallback, Entity, EntityList, EntityState, Mode, OperationFuture, Request, RequestDelegate,
-    RequestFuture, RequestState, Response, StateCallback, Store, StoreState,
+    CompletionCallback, Entity, EntityList, EntityState, LogonCallback, LogonPrompt, Mode, OperationFuture, Request,
+    RequestDelegate, RequestFuture, RequestState, Response, StateCallback, Store, StoreState,
 )
 
 __version__ = "0.2.0"
@@ -49,7 +49,7 @@ __all__ = [
     "StateCallback", "CompletionCallback", "Mode", "StoreState", "RequestState",
     "DownloadProgress", "OfflineInfo", "DefiningRequestInfo", "ProgressCallback",
     "EntityState", "UploadProgress", "UploadResult", "UploadProgressCallback", "ArchivedError", "KeyMapping",
-    "OperationFuture",
+    "OperationFuture", "LogonPrompt", "LogonCallback",
     "Error", "InvalidArgumentError", "OutOfMemoryError", "StateError", "NotFoundError", "ConflictError",
     "PreconditionRequiredError", "UnauthorizedError", "ForbiddenError", "HTTPError", "ServerError",
     "RequestTimeoutError", "CancelledError", "OfflineError", "TLSError", "IOFailureError", "ProtocolError",

@@ -25,7 +25,7 @@ EXPECTED_VERSION_PATCH = 0
 EXPECTED_VERSION_NUMBER = EXPECTED_VERSION_MAJOR * 1_000_000 + EXPECTED_VERSION_MINOR * 1_000 + EXPECTED_VERSION_PATCH
 
 # Struct versions this binding fills in.
-STORE_OPTIONS_VERSION = 2          # 2: offline stores (store_path, defining_requests, progress)
+STORE_OPTIONS_VERSION = 3          # 2: offline stores (store_path, defining_requests, progress); 3: logon
 REQUEST_DELEGATE_VERSION = 1
 OFFLINE_INFO_VERSION = 1
 DEFINING_REQUEST_INFO_VERSION = 1
@@ -73,8 +73,25 @@ class DownloadProgressStruct(ctypes.Structure):
 PROGRESS_CB = ctypes.CFUNCTYPE(None, c_void_p, ctypes.POINTER(DownloadProgressStruct), c_void_p)
 
 
+class LogonInfoStruct(ctypes.Structure):
+    """``ods_logon_info``: read-only, BORROWED for the callback, fields only appended."""
+
+    _fields_ = [
+        ("version", ctypes.c_uint),
+        ("id", c_uint64),
+        ("reason", c_int),
+        ("http_status", c_int),
+        ("authenticate", c_char_p),
+        ("attempt", c_int),
+    ]
+
+
+# void (*)(ods_store *, const ods_logon_info *, void *context)
+LOGON_CB = ctypes.CFUNCTYPE(None, c_void_p, ctypes.POINTER(LogonInfoStruct), c_void_p)
+
+
 class StoreOptions(ctypes.Structure):
-    """``ods_store_options`` version 2 (ODS_STORE_OPTIONS_INIT is all zeros but the version)."""
+    """``ods_store_options`` version 3 (ODS_STORE_OPTIONS_INIT is all zeros but the version)."""
 
     _fields_ = [
         ("version", ctypes.c_uint),
@@ -108,6 +125,12 @@ class StoreOptions(ctypes.Structure):
         ("max_pages", c_int),
         ("max_pending_requests", c_int),
         ("max_retries", c_int),
+        # version 3: logon and held requests
+        ("logon", LOGON_CB),
+        ("logon_context", c_void_p),
+        ("logon_flags", c_int),
+        ("max_logon_attempts", c_int),
+        ("max_held_requests", c_int),
     ]
 
 
@@ -238,6 +261,10 @@ _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "ods_store_dispatch": (c_int, [c_void_p, c_int]),
     "ods_store_schedule": (c_int, [ctypes.POINTER(c_uint64), c_void_p, c_int, c_char_p, c_char_p, COMPLETION_CB, c_void_p]),
     "ods_store_cancel": (c_int, [c_void_p, c_uint64]),
+    "ods_store_logon_basic": (c_int, [c_void_p, c_uint64, c_char_p, c_char_p]),
+    "ods_store_logon_bearer": (c_int, [c_void_p, c_uint64, c_char_p]),
+    "ods_store_logon_headers": (c_int, [c_void_p, c_uint64, ctypes.POINTER(c_char_p)]),
+    "ods_store_logon_refuse": (c_int, [c_void_p, c_uint64]),
     "ods_store_cancel_download": (c_int, [c_void_p]),
     "ods_store_offline_info": (c_int, [ctypes.POINTER(OfflineInfoStruct), c_void_p]),
     "ods_store_defining_request": (c_int, [ctypes.POINTER(DefiningRequestInfoStruct), c_void_p, c_size_t]),

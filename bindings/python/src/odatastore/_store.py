@@ -423,6 +423,86 @@ def _on_progress_py(store_ptr: Optional[int], progress: Any, ctx: Optional[int])
 _on_progress = _ffi.PROGRESS_CB(_on_progress_py)
 
 
+class LogonPrompt:
+    """The store asks for credentials (docs/logon.md): the service answered 401 (or, with
+    ``logon_login_page=True``, a login page). Answer once with :meth:`basic`, :meth:`bearer`,
+    :meth:`headers` or :meth:`refuse`, from the callback or later from any thread; the requests
+    that hit it, and those started meanwhile, wait for the answer and are then sent again (or
+    fail with :class:`UnauthorizedError` when refused). Carries no credentials.
+
+    Attributes: ``id`` (unique in the process), ``reason`` (``"required"``, ``"expired"`` or
+    ``"rejected"``), ``http_status``, ``authenticate`` (the WWW-Authenticate header or None),
+    ``attempt`` (1, 2, ... since credentials last worked)."""
+
+    __slots__ = ("_store", "id", "reason", "http_status", "authenticate", "attempt")
+
+    _REASONS = {1: "required", 2: "expired", 3: "rejected"}
+
+    def __init__(self, store: "Store", info: Any) -> None:
+        self._store = store
+        self.id: int = info.id
+        self.reason: str = self._REASONS.get(info.reason, "required")
+        self.http_status: int = info.http_status
+        self.authenticate: Optional[str] = info.authenticate.decode("utf-8", "replace") if info.authenticate else None
+        self.attempt: int = info.attempt
+
+    def __repr__(self) -> str:
+        return f"LogonPrompt(id={self.id}, reason={self.reason!r}, attempt={self.attempt})"
+
+    def _reply(self, call: Callable[[Any], int]) -> None:
+        store = self._store
+        with store._use():
+            _errors.check(store._lib, call(store._handle))
+
+    def basic(self, username: str, password: str) -> None:
+        """Answers with HTTP Basic credentials."""
+        self._reply(lambda h: self._store._lib.ods_store_logon_basic(h, self.id, _c(username), _c(password)))
+
+    def bearer(self, token: str) -> None:
+        """Answers with ``Authorization: Bearer <token>``."""
+        self._reply(lambda h: self._store._lib.ods_store_logon_bearer(h, self.id, _c(token)))
+
+    def headers(self, headers: Mapping[str, str]) -> None:
+        """Answers with headers of the app's own (a session cookie from an SSO flow...)."""
+        lines = [_c(f"{k}: {v}") for k, v in headers.items()] + [None]
+        array = (ctypes.c_char_p * len(lines))(*lines)
+        self._reply(lambda h: self._store._lib.ods_store_logon_headers(
+            h, self.id, ctypes.cast(array, ctypes.POINTER(ctypes.c_char_p))))
+
+    def refuse(self) -> None:
+        """Answers with no credentials: the waiting requests fail with UnauthorizedError."""
+        self._reply(lambda h: self._store._lib.ods_store_logon_refuse(h, self.id))
+
+
+LogonCallback = Callable[["Store", LogonPrompt], None]
+
+
+def _on_logon_py(store_ptr: Optional[int], info: Any, ctx: Optional[int]) -> None:
+    try:
+        store = _stores.get(ctx) if ctx else None
+        if store is None or not info:
+            return
+        prompt = LogonPrompt(store, info.contents)  # BORROWED for this call: copied
+        handler = store.on_logon
+        try:
+            with _Delivering(store):
+                if handler is None:
+                    raise RuntimeError("no on_logon")
+                handler(store, prompt)
+        except BaseException:
+            # The requests wait for an answer: never leave them waiting for one that cannot come.
+            try:
+                prompt.refuse()
+            except Error:
+                pass
+            raise
+    except BaseException as e:  # never let an exception cross into C
+        _report_unraisable(e, "odatastore logon callback")
+
+
+_on_logon = _ffi.LOGON_CB(_on_logon_py)
+
+
 def _on_started_py(req_ptr: Optional[int], ctx: Optional[int]) -> None:
     req = _request_of(ctx)
     if req is not None:
@@ -1121,6 +1201,12 @@ class Store:
         user_agent, csrf_protection, metadata_path: as in ``ods_store_options``.
         on_state: called with (store, StoreState, error or None) on every state change.
         typed: convert values to Python types using the service's model (default True).
+        on_logon: called with (store, LogonPrompt) when the service wants credentials (a 401);
+            answer the prompt now or later from any thread (docs/logon.md). Requests wait
+            for the answer and are sent again by themselves.
+        logon_login_page: a 2xx HTML answer (a login page) asks for a logon too.
+        max_logon_attempts: refused logons in a row before waiting requests fail (default 3).
+        max_held_requests: most requests held while opening or waiting for a logon (default 10000).
     """
 
     def __init__(self, service_root: str, *, mode: Optional[str] = None,
@@ -1134,13 +1220,16 @@ class Store:
                  verify: bool = True, connect_timeout: Optional[float] = None, timeout: Optional[float] = None,
                  max_connections: Optional[int] = None, user_agent: Optional[str] = None,
                  csrf_protection: bool = True, metadata_path: Optional[str] = None,
-                 on_state: Optional[StateCallback] = None, typed: bool = True) -> None:
+                 on_state: Optional[StateCallback] = None, typed: bool = True,
+                 on_logon: Optional[LogonCallback] = None, logon_login_page: bool = False,
+                 max_logon_attempts: Optional[int] = None, max_held_requests: Optional[int] = None) -> None:
         self._handle: Optional[int] = None
         self._closed = True
         self._lib = _errors.library()
         self.service_root = service_root
         self.on_state = on_state
         self.on_progress = on_progress
+        self.on_logon = on_logon
         self.typed = typed
         if mode is None:
             mode = "offline" if (store_path is not None or defining_requests is not None) else "online"
@@ -1240,6 +1329,12 @@ class Store:
             opts.download_progress = _on_progress
             opts.download_progress_context = self._key
         opts.download_page_size = download_page_size or 0
+        if on_logon is not None:
+            opts.logon = _on_logon
+            opts.logon_context = self._key
+        opts.logon_flags = 1 if logon_login_page else 0
+        opts.max_logon_attempts = max_logon_attempts or 0
+        opts.max_held_requests = max_held_requests or 0
 
         _stores[self._key] = self
         handle = ctypes.c_void_p()
