@@ -95,6 +95,34 @@ struct LogonTests {
         #expect(app.prompts.withLock { $0.first?.reason } == .expired)
     }
 
+    /// A mixed store's two parts share one session: one prompt serves the download of the
+    /// file and the requests routed to the service, which go on after the session expires.
+    @Test func aMixedStoreLogsOnOnceForBothSides() async throws {
+        let (server, proxy) = try servers()
+        defer { proxy.stop(); server.stop() }
+        try proxy.setFault("auth", count: -1, authorization: Self.userPassword)
+        let app = App { challenge in
+            challenge.reason == .required ? .basic(username: "user", password: "password") : .bearer(token: "fresh")
+        }
+        var options = StoreOptions(serviceRoot: proxy.serviceRoot)
+        options.kind = .mixed
+        options.storePath = OfflineStoreTests.temporaryPath("logon-mixed.store")
+        options.definingRequests = ["Categories"]
+        options.logonHandler = app.handler
+        let store = try Store(options: options)
+        defer { try? store.close() }
+        let covered = try await outcome(try start(store, "Categories(1)")).get()
+        #expect(covered.source == .offline)
+        let online = try await outcome(try start(store, "Products(2)")).get()
+        #expect(online.source == .online && online.json.contains("\"ID\":2,"))
+        #expect(app.count == 1)
+        try proxy.clearFaults()
+        try proxy.setFault("auth", count: -1, authorization: "Bearer fresh")
+        let again = try (3...8).map { try start(store, "Products(\($0))") }
+        for request in again { #expect(try await outcome(request).get().source == .online) }
+        #expect(app.prompts.withLock { $0.map(\.reason) } == [.required, .expired])
+    }
+
     @Test func aRefusedLogonFailsTheOpenAndTheHeldRequests() async throws {
         let (server, proxy) = try servers()
         defer { proxy.stop(); server.stop() }
