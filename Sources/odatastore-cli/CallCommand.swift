@@ -7,10 +7,10 @@ struct CallCommand: AsyncParsableCommand {
         commandName: "call",
         abstract: "Call a function or action import on the service.",
         discussion: """
-            The path names the operation with its parameters as the service's version writes them \\
-            (V4: Name(p=1,q='x'); V2: Name?p=1&q='x'). V4 actions take their parameters as a JSON \\
-            object with --data. The HTTP method is the one $metadata declares (V2 m:HttpMethod, V4 \\
-            GET for functions and POST for actions). Function imports always go to the service, \\
+            The path names the operation with its parameters as the service's version writes them \
+            (V4: Name(p=1,q='x'); V2: Name?p=1&q='x'). V4 actions take their parameters as a JSON \
+            object with --data. The HTTP method is the one $metadata declares (V2 m:HttpMethod, V4 \
+            GET for functions and POST for actions). Function imports always go to the service, \
             also with --store (an offline store refuses them: exit 30).
 
             Examples:

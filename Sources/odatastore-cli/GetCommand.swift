@@ -7,10 +7,10 @@ struct GetCommand: AsyncParsableCommand {
         commandName: "get",
         abstract: "Read an entity set, an entity, a property or a count.",
         discussion: """
-            Prints the answer in the library's JSON shape (docs/json-shape.md) on stdout, or a \\
-            table with --output table. With --mode offline the answer comes from the store file \\
-            and no request goes to the service. With --mode mixed it comes from the store file when \\
-            the store's defining requests cover what the path reads, else from the service \\
+            Prints the answer in the library's JSON shape (docs/json-shape.md) on stdout, or a \
+            table with --output table. With --mode offline the answer comes from the store file \
+            and no request goes to the service. With --mode mixed it comes from the store file when \
+            the store's defining requests cover what the path reads, else from the service \
             (docs/mixed.md); stderr says which ("source: offline" or "source: online").
 
             Examples:

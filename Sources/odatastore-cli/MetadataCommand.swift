@@ -7,10 +7,10 @@ struct MetadataCommand: AsyncParsableCommand {
         commandName: "metadata",
         abstract: "Summarise a service's $metadata: entity sets, keys, properties, navigation, operations.",
         discussion: """
-            Reads $metadata from the service (--service), from an offline store file without the \\
-            network (--store), or from a file (--metadata). Prints JSON: the protocol version, the \\
-            entity sets and singletons with their entity type, key, properties (name and type) \\
-            and navigation properties (name, target type, to-many or not), then the operation \\
+            Reads $metadata from the service (--service), from an offline store file without the \
+            network (--store), or from a file (--metadata). Prints JSON: the protocol version, the \
+            entity sets and singletons with their entity type, key, properties (name and type) \
+            and navigation properties (name, target type, to-many or not), then the operation \
             imports (kind, HTTP method, parameters, return type). --output table prints two tables.
 
             Examples:

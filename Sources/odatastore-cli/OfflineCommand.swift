@@ -27,14 +27,14 @@ struct OfflineCommand: AsyncParsableCommand {
             commandName: "init",
             abstract: "Create an offline store and download its defining requests.",
             discussion: """
-                Checks every defining request against the service's $metadata, creates the store \\
-                file and downloads the requests page by page (a progress bar on stderr when it is \\
-                a terminal). An interrupted download resumes when the command runs again. Prints \\
+                Checks every defining request against the service's $metadata, creates the store \
+                file and downloads the requests page by page (a progress bar on stderr when it is \
+                a terminal). An interrupted download resumes when the command runs again. Prints \
                 the store's status as JSON.
 
                 Example:
-                  odatastore offline init --service http://host/sap/opu/odata/IWFND/RMTSAMPLEFLIGHT/ \\
-                      --store flights.store --define TravelagencyCollection \\
+                  odatastore offline init --service http://host/sap/opu/odata/IWFND/RMTSAMPLEFLIGHT/ \
+                      --store flights.store --define TravelagencyCollection \
                       --define "FlightCollection?$filter=carrid eq 'LH'&$expand=flightBookings"
                 """)
 

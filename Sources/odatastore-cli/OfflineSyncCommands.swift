@@ -13,9 +13,9 @@ extension OfflineCommand {
             commandName: "upload",
             abstract: "Send the store's local changes to the service, in order.",
             discussion: """
-                Prints {"confirmed":N,"failed":N,"remaining":N}. Changes the service refuses go to \\
-                the error archive (odatastore offline errors); the rest go on. Exit status 0 when \\
-                every change was confirmed, 3 when some went to the archive, 10+status when the \\
+                Prints {"confirmed":N,"failed":N,"remaining":N}. Changes the service refuses go to \
+                the error archive (odatastore offline errors); the rest go on. Exit status 0 when \
+                every change was confirmed, 3 when some went to the archive, 10+status when the \
                 upload stopped (the service unreachable: 24); nothing is lost, run it again.
 
                 Example: odatastore offline upload --store my.store
@@ -52,9 +52,9 @@ extension OfflineCommand {
             commandName: "download",
             abstract: "Bring fresh data for the store's defining requests (all, or those named).",
             discussion: """
-                A delta where the service gave a delta link, else a full download that replaces \\
-                what each defining request brought down. Local changes not uploaded stay on top. \\
-                --add records a new defining request first (and downloads it); --remove removes \\
+                A delta where the service gave a delta link, else a full download that replaces \
+                what each defining request brought down. Local changes not uploaded stay on top. \
+                --add records a new defining request first (and downloads it); --remove removes \
                 one and what only it brought down. Prints the store's status as JSON.
 
                 Examples:
@@ -108,10 +108,10 @@ extension OfflineCommand {
             commandName: "errors",
             abstract: "List the error archive (changes the service refused), or resolve one entry.",
             discussion: """
-                Without options: prints the archive as JSON (the ErrorArchive collection). \\
-                --retry ID queues the change again for the next upload, after merging --data into \\
-                the local entity and with --if-match as its new If-Match (* to overwrite the \\
-                service's version). --revert ID drops the change and puts the service's version of \\
+                Without options: prints the archive as JSON (the ErrorArchive collection). \
+                --retry ID queues the change again for the next upload, after merging --data into \
+                the local entity and with --if-match as its new If-Match (* to overwrite the \
+                service's version). --revert ID drops the change and puts the service's version of \
                 the entity back (reads it from the service).
 
                 Examples:

@@ -45,8 +45,8 @@ struct CreateCommand: AsyncParsableCommand {
         commandName: "create",
         abstract: "Create an entity (POST), online or in an offline store.",
         discussion: """
-            Prints the created entity as the service (or the offline store) answers it. Offline, \\
-            an entity whose key the service assigns gets a local key (negative numbers, local-N \\
+            Prints the created entity as the service (or the offline store) answers it. Offline, \
+            an entity whose key the service assigns gets a local key (negative numbers, local-N \
             strings) until it is uploaded.
 
             Examples:

@@ -69,6 +69,8 @@ for sub in ["parse", "get", "create", "update", "delete", "call", "metadata", "o
             "offline upload", "offline download", "offline errors"]:
     code, out, _ = run(*sub.split(), "--help")
     check(f"{sub} --help has an example", code == 0 and "Example" in out, out)
+    check(f"{sub} --help has no stray line-continuation backslashes",
+          not any(line.rstrip().endswith("\\") for line in out.splitlines()), out)
 code, out, _ = run()
 check("no command prints help", code == 0 and "SUBCOMMANDS" in out, out)
 code, out, _ = run("--version")
