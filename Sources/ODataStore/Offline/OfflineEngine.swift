@@ -42,8 +42,8 @@ final class OfflineEngine: RequestEngine, ServiceSessionOwner {
         self.database = try OfflineDatabase()
         self.progress = progress
         database.afterBatch { [changeLog, session] file in changeLog.afterBatch(file: file, version: session.odataVersion) }
-        changeLog.setInstall { [weak database, changeLog] in
-            _ = try? database?.queue.sync { [weak database] () throws(ODataStoreError) in changeLog.syncNow(file: database?.file) }
+        changeLog.setInstall { [weak database, weak changeLog] in
+            _ = try? database?.queue.sync { [weak database] () throws(ODataStoreError) in changeLog?.syncNow(file: database?.file) }
         }
     }
 
@@ -291,6 +291,7 @@ final class OfflineEngine: RequestEngine, ServiceSessionOwner {
         }
         download?.cancel()
         upload?.cancel()
+        changeLog.disconnect()
         session.shutdown()
         database.close()
     }

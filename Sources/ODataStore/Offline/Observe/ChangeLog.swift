@@ -27,6 +27,10 @@ final class ChangeLog: @unchecked Sendable {
     /// Where drained changes go (set once by the store, before any observer exists).
     func connect(_ sink: @escaping @Sendable ([StoreChanges]) -> Void) { sinkLock.withLock { $0 = sink } }
 
+    /// Drops the sink (the engine shuts down): it refers to the store's observers, which
+    /// refer to this log.
+    func disconnect() { sinkLock.withLock { $0 = nil } }
+
     /// Installs the triggers now (set by the engine: runs `syncNow` on the database queue).
     private let install = Locked<(@Sendable () -> Void)?>(nil)
     func setInstall(_ f: @escaping @Sendable () -> Void) { install.withLock { $0 = f } }
