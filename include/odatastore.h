@@ -1422,7 +1422,8 @@ ODS_EXTERN int ods_store_logon_refuse(ods_store *store, uint64_t logon_id);
  * the service's answer, an entity marked in error by a refused change); a revert. Only
  * changes committed after ods_store_observe returns are reported. One call covers what one
  * step committed for the set: an ods_changes record, BORROWED for the call (do not keep it or
- * its strings after the callback returns).
+ * its strings after the callback returns). In queue mode each observer call is one event of
+ * ods_store_dispatch.
  *
  * BOUNDED. A step that changed at most ODS_CHANGES_MAX_LISTED entities of the set lists each
  * one (kind and key-predicate path relative to the service root, "Products(7)"); an update of

@@ -33,7 +33,7 @@ static void configure_offline(ods_store_options *o) {
     o->defining_requests = definitions;
 }
 
-static ods_store *open_offline(const char *url, const char *name) {
+static ods_store *open_offline_with(const char *url, const char *name, int dispatch) {
     char path[560];
     snprintf(store_path, sizeof store_path, "/tmp/ods-test-observers-%s-%ld.store", name, (long)getpid());
     unlink(store_path);
@@ -41,7 +41,11 @@ static ods_store *open_offline(const char *url, const char *name) {
     unlink(path);
     snprintf(path, sizeof path, "%s-shm", store_path);
     unlink(path);
-    return ods_test_open_with(url, ODS_DISPATCH_THREAD, configure_offline);
+    return ods_test_open_with(url, dispatch, configure_offline);
+}
+
+static ods_store *open_offline(const char *url, const char *name) {
+    return open_offline_with(url, name, ODS_DISPATCH_THREAD);
 }
 
 static void execute_ok(ods_store *store, int mode, const char *path, const char *body) {
@@ -249,10 +253,31 @@ static void check_write_and_download(const char *url) {
     unlink(store_path);
 }
 
+/* Queue dispatch: the observer is called from ods_store_dispatch on the host's thread. */
+static void check_queue_mode(const char *url) {
+    ods_store *store = open_offline_with(url, "queue", ODS_DISPATCH_QUEUE);
+    seen s;
+    seen_init(&s, store);
+    ods_observer *o = NULL;
+    ODS_CHECK_OK(ods_store_observe(&o, store, "Categories", on_changes, &s));
+    execute_ok(store, ODS_UPDATE, "Categories(1)", "{\"Name\":\"Queued\"}");
+    ods_test_wait(store, &s.calls, 1, BOUND_MS);
+    ODS_CHECK(seen_has(&s, ODS_CHANGE_UPDATED, "Categories(1)"));
+    ODS_CHECK_INT_EQ(s.bad, 0);
+    ODS_CHECK_INT_EQ(ods_observer_remove(o), ODS_OK);
+    execute_ok(store, ODS_UPDATE, "Categories(1)", "{\"Name\":\"Not seen\"}");
+    ODS_CHECK(ods_store_dispatch(store, 100) >= 0);
+    ODS_CHECK_INT_EQ(ods_test_waiter_count(&s.calls), 1);
+    ods_store_close(store);
+    seen_free(&s);
+    unlink(store_path);
+}
+
 int main(void) {
     ods_test_server *v4 = NULL;
     if (ods_test_server_start_v4(&v4, NULL) != 0) ods_test_fail(__FILE__, __LINE__, "no V4 server");
     check_write_and_download(ods_test_server_url(v4));
+    check_queue_mode(ods_test_server_url(v4));
     ODS_CHECK_INT_EQ(ods_test_server_stop(v4), 0);
     printf("observers: ok\n");
     return 0;
