@@ -119,6 +119,21 @@ struct ObserverTests {
         #expect(got?.changes == [EntityChange(kind: .updated, path: "Categories(1)")])
     }
 
+    @Test func mixedStoresReportWritesToCoveredSets() async throws {
+        let server = try TestServer.start(.v4)
+        defer { server.stop() }
+        let options = MixedStoreTests.options(server.serviceRoot, path: OfflineStoreTests.temporaryPath("observe-mixed.store"))
+        let (store, state, error) = try await OfflineStoreTests.opened(options)
+        #expect(state == .open, "\(String(describing: error))")
+        defer { try? store.close() }
+        let customers = Recorder()
+        let o = try store.observe("Customers") { _, c in customers.record(c) }
+        defer { o.remove() }
+        _ = try await MixedStoreTests.run(store, .update, "Customers('ALFKI')", body: #"{"City":"Basel"}"#).get()
+        try await customers.waitFor { !$0.isEmpty }
+        #expect(customers.all == [EntityChange(kind: .updated, path: "Customers('ALFKI')")])
+    }
+
     @Test func onlineStoresAndBadNamesAreRefused() async throws {
         let server = try TestServer.start(.v4)
         defer { server.stop() }
