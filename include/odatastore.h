@@ -1412,6 +1412,96 @@ ODS_EXTERN int ods_store_logon_headers(ods_store *store, uint64_t logon_id, cons
  *  ODS_EUNAUTHORIZED (an opening store fails to open with it). See REPLYING. */
 ODS_EXTERN int ods_store_logon_refuse(ods_store *store, uint64_t logon_id);
 
+/* -------------------------------------------------------------------------------------
+ * CHANGE OBSERVERS (offline and mixed stores; docs/observers.md)
+ *
+ * An app registers an observer for an entity set of an offline or mixed store and is called,
+ * through the store's dispatch mode like every callback, after that set's local data changed:
+ * a local create, update or delete; a download (each page or transaction that wrote or removed
+ * rows); an upload's effects (a local key replaced by the service's key, rows refreshed with
+ * the service's answer, an entity marked in error by a refused change); a revert. Only
+ * changes committed after ods_store_observe returns are reported. One call covers what one
+ * step committed for the set: an ods_changes record, BORROWED for the call (do not keep it or
+ * its strings after the callback returns). In queue mode each observer call is one event of
+ * ods_store_dispatch.
+ *
+ * BOUNDED. A step that changed at most ODS_CHANGES_MAX_LISTED entities of the set lists each
+ * one (kind and key-predicate path relative to the service root, "Products(7)"); an update of
+ * an entity already listed in the same record is not repeated. A larger step (a download of
+ * 100,000 rows) is a SUMMARY: ods_changes_is_summary() is 1, nothing is listed, and
+ * ods_changes_count() gives the number of row changes by kind; read the collection again.
+ *
+ * REMOVING. ods_observer_remove unregisters and frees the observer, from any thread, also from
+ * inside its own callback. When it returns the callback is not running on another thread and
+ * is never called again, so the app may release `context` then (there is no release hook: the
+ * return of ods_observer_remove is the event). Called from inside that observer's own
+ * callback it returns at once and the running call is the last. Remove every observer,
+ * also after ods_store_close (a closed store calls no observer; the handle stays valid until
+ * removed).
+ * ------------------------------------------------------------------------------------- */
+
+/** An observer registered with ods_store_observe; freed by ods_observer_remove. */
+typedef struct ods_observer ods_observer;
+
+/** What changed in one entity set (BORROWED for the callback). */
+typedef struct ods_changes ods_changes;
+
+/** The kind of one change. */
+typedef enum ods_change_kind {
+    ODS_CHANGE_CREATED = 1,     /**< A row was added (a local create, a download). */
+    ODS_CHANGE_UPDATED = 2,     /**< A row's values or state changed. */
+    ODS_CHANGE_DELETED = 3,     /**< A row was removed. */
+    ODS_CHANGE_KEY_CHANGED = 4  /**< An entity created offline got the service's key on upload. */
+} ods_change_kind;
+
+/** Changes listed one by one in a record at most; more make a summary. */
+#define ODS_CHANGES_MAX_LISTED 1000
+
+/** Called after changes of the observed entity set were committed (see CHANGE OBSERVERS). */
+typedef void (*ods_change_cb)(ods_store *store, const ods_changes *changes, void *context);
+
+/**
+ * Registers `callback` for changes of `entity_set` (an entity set name such as "Products",
+ * not a resource path) of an offline or mixed store. On success *out is the observer, owned
+ * by the caller: release it with ods_observer_remove. `context` is passed to every call and
+ * not retained. Returns ODS_OK; ODS_EUNSUPPORTED for an online store; ODS_EINVAL for a NULL
+ * argument, a closed store or a name that is not an entity set name; ODS_ENOTFOUND when the
+ * service (once its model is known) has no such set; ODS_ECLOSED while closing. Any thread,
+ * also from inside a callback; may wait briefly for the store file's thread.
+ */
+ODS_EXTERN int ods_store_observe(ods_observer **out, ods_store *store, const char *entity_set,
+                                 ods_change_cb callback, void *context);
+
+/**
+ * Unregisters and frees `observer` (see REMOVING): no call comes after it returns, except
+ * that called from inside this observer's own callback, the running call finishes. Returns
+ * ODS_OK; ODS_EINVAL for NULL or an observer removed already. Any thread.
+ */
+ODS_EXTERN int ods_observer_remove(ods_observer *observer);
+
+/** The observed entity set's name (BORROWED for the call); NULL for NULL. */
+ODS_EXTERN const char *ods_changes_entity_set(const ods_changes *changes);
+
+/** The number of changes of `kind` (an ods_change_kind), or of all kinds for 0; -1 for NULL
+ *  or an unknown kind. In a summary these are row changes (one row may count twice). */
+ODS_EXTERN int64_t ods_changes_count(const ods_changes *changes, int kind);
+
+/** 1 when the record is a summary (nothing listed), 0 when every change is listed; ODS_EINVAL for NULL. */
+ODS_EXTERN int ods_changes_is_summary(const ods_changes *changes);
+
+/** The number of listed changes (0 for a summary or NULL). */
+ODS_EXTERN size_t ods_changes_size(const ods_changes *changes);
+
+/** The kind of listed change `index` (an ods_change_kind); ODS_EINVAL for NULL or an index out of range. */
+ODS_EXTERN int ods_changes_kind(const ods_changes *changes, size_t index);
+
+/** The path of listed change `index` relative to the service root ("Products(7)"; for
+ *  ODS_CHANGE_KEY_CHANGED the new key), BORROWED for the call; NULL for NULL or out of range. */
+ODS_EXTERN const char *ods_changes_path(const ods_changes *changes, size_t index);
+
+/** For ODS_CHANGE_KEY_CHANGED the path under the old (local) key, else NULL (BORROWED for the call). */
+ODS_EXTERN const char *ods_changes_old_path(const ods_changes *changes, size_t index);
+
 #ifdef __cplusplus
 }
 #endif

@@ -17,6 +17,8 @@ final class OfflineEngine: RequestEngine, ServiceSessionOwner {
     let database: OfflineDatabase
     let progress: (@Sendable (DownloadProgress) -> Void)?
     let state = Locked(State())
+    /// What observers of the store's entity sets are told (Observe/ChangeLog).
+    let changeLog = ChangeLog()
 
     struct State {
         var definitions: [DefiningRequest] = []
@@ -39,6 +41,10 @@ final class OfflineEngine: RequestEngine, ServiceSessionOwner {
         self.session = session
         self.database = try OfflineDatabase()
         self.progress = progress
+        database.afterBatch { [changeLog, session] file in changeLog.afterBatch(file: file, version: session.odataVersion) }
+        changeLog.setInstall { [weak database, weak changeLog] in
+            _ = try? database?.queue.sync { [weak database] () throws(ODataStoreError) in changeLog?.syncNow(file: database?.file) }
+        }
     }
 
     var odataVersion: ODataVersion? { session.odataVersion }
@@ -285,6 +291,7 @@ final class OfflineEngine: RequestEngine, ServiceSessionOwner {
         }
         download?.cancel()
         upload?.cancel()
+        changeLog.disconnect()
         session.shutdown()
         database.close()
     }

@@ -23,6 +23,8 @@ public final class Store: Sendable {
     private let owner = Locked(WeakStoreReference())
     /// State changes and download progress for the async API (Swift/Async/StoreEvents.swift).
     let events = StoreEvents()
+    /// Change observers of an offline or mixed store's entity sets (Offline/Observe).
+    let observers: ChangeObservers
 
     struct WeakStoreReference {
         weak var store: Store?
@@ -73,6 +75,12 @@ public final class Store: Sendable {
         } catch {
             callbacks.shutdown()
             throw error
+        }
+        let changeLog = ((engine as? OfflineEngine) ?? (engine as? MixedEngine)?.offline)?.changeLog
+        let observers = ChangeObservers(log: changeLog)
+        self.observers = observers
+        changeLog?.connect { batches in
+            observers.publish(batches, queue: queue) { owner.withLock { $0.store } }
         }
         if let handler = options.logonHandler, let session = (engine as? ServiceSessionOwner)?.session {
             // The prompt reaches the app through the dispatch mode, never under a lock. If it

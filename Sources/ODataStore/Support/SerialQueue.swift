@@ -13,6 +13,8 @@ final class SerialQueue: @unchecked Sendable {
     @exclusivity(unchecked) private var jobs: [Job] = []
     @exclusivity(unchecked) private var accepting = true
     private var thread: JoinableThread?
+    /// Runs after each batch of jobs (`setAfterBatch`).
+    private let afterBatch = Locked<Job?>(nil)
 
     init(name: String) throws(ODataStoreError) {
         do {
@@ -38,8 +40,13 @@ final class SerialQueue: @unchecked Sendable {
             jobs.removeAll(keepingCapacity: true)
             cond.unlock()
             for job in batch { job() }
+            if let hook = afterBatch.withLock({ $0 }) { hook() }
         }
     }
+
+    /// Sets a job run on the queue's thread after every batch of jobs (the offline store's
+    /// change observers: `ChangeLog`).
+    func setAfterBatch(_ job: Job?) { afterBatch.withLock { $0 = job } }
 
     /// True on the queue's own thread.
     var isCurrent: Bool { thread?.isCurrent ?? false }

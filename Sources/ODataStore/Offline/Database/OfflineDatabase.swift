@@ -14,6 +14,11 @@ final class OfflineDatabase: Sendable {
 
     func install(_ file: StoreFile) { box.value = file }
 
+    /// Runs `body` with the open file (or nil) on the queue after every batch of jobs.
+    func afterBatch(_ body: @escaping @Sendable (StoreFile?) -> Void) {
+        queue.setAfterBatch { [box] in body(box.value) }
+    }
+
     func requireFile() throws(ODataStoreError) -> StoreFile {
         guard let f = box.value else {
             throw ODataStoreError(.invalidState, "the store file is not open (the store is still opening, or opening failed)")

@@ -45,6 +45,8 @@ final class SQLiteConnection {
     var lastMessage: String { String(cString: sqlite3_errmsg(handle)) }
     var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
     var changes: Int { Int(sqlite3_changes64(handle)) }
+    /// False while a transaction is open.
+    var isAutocommit: Bool { sqlite3_get_autocommit(handle) != 0 }
 
     /// Runs SQL text with no parameters (DDL, pragmas); several statements are allowed.
     func execute(_ sql: String) throws(SQLiteError) {

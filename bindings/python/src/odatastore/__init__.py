@@ -37,6 +37,7 @@ from ._offline import (
     ArchivedError, DefiningRequestInfo, DownloadProgress, KeyMapping, OfflineInfo, ProgressCallback, UploadProgress,
     UploadProgressCallback, UploadResult,
 )
+from ._observe import ChangeCallback, ChangeKind, Changes, EntityChange, Observer
 from ._store import (
     CompletionCallback, Entity, EntityList, EntityState, LogonCallback, LogonPrompt, Mode, OperationFuture, Request,
     RequestDelegate, RequestFuture, RequestState, Response, StateCallback, Store, StoreState,
@@ -50,6 +51,7 @@ __all__ = [
     "DownloadProgress", "OfflineInfo", "DefiningRequestInfo", "ProgressCallback",
     "EntityState", "UploadProgress", "UploadResult", "UploadProgressCallback", "ArchivedError", "KeyMapping",
     "OperationFuture", "LogonPrompt", "LogonCallback",
+    "Observer", "Changes", "EntityChange", "ChangeKind", "ChangeCallback",
     "Error", "InvalidArgumentError", "OutOfMemoryError", "StateError", "NotFoundError", "ConflictError",
     "PreconditionRequiredError", "UnauthorizedError", "ForbiddenError", "HTTPError", "ServerError",
     "RequestTimeoutError", "CancelledError", "OfflineError", "TLSError", "IOFailureError", "ProtocolError",

@@ -219,6 +219,8 @@ UPLOAD_PROGRESS_CB = ctypes.CFUNCTYPE(None, c_void_p, ctypes.POINTER(UploadProgr
 UPLOAD_CB = ctypes.CFUNCTYPE(None, c_void_p, c_int, ctypes.POINTER(UploadResultStruct), ErrorPtr, c_void_p)
 # void (*)(ods_store *, int status, const ods_error *, void *context)
 DOWNLOAD_CB = ctypes.CFUNCTYPE(None, c_void_p, c_int, ErrorPtr, c_void_p)
+# ods_change_cb(store, changes, context)
+CHANGE_CB = ctypes.CFUNCTYPE(None, c_void_p, c_void_p, c_void_p)
 # void (*)(ods_store *, int64_t id, int status, const ods_error *, void *context)
 REVERT_CB = ctypes.CFUNCTYPE(None, c_void_p, c_int64, c_int, ErrorPtr, c_void_p)
 
@@ -265,6 +267,15 @@ _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "ods_store_logon_bearer": (c_int, [c_void_p, c_uint64, c_char_p]),
     "ods_store_logon_headers": (c_int, [c_void_p, c_uint64, ctypes.POINTER(c_char_p)]),
     "ods_store_logon_refuse": (c_int, [c_void_p, c_uint64]),
+    "ods_store_observe": (c_int, [ctypes.POINTER(c_void_p), c_void_p, c_char_p, CHANGE_CB, c_void_p]),
+    "ods_observer_remove": (c_int, [c_void_p]),
+    "ods_changes_entity_set": (c_char_p, [c_void_p]),
+    "ods_changes_count": (c_int64, [c_void_p, c_int]),
+    "ods_changes_is_summary": (c_int, [c_void_p]),
+    "ods_changes_size": (ctypes.c_size_t, [c_void_p]),
+    "ods_changes_kind": (c_int, [c_void_p, ctypes.c_size_t]),
+    "ods_changes_path": (c_char_p, [c_void_p, ctypes.c_size_t]),
+    "ods_changes_old_path": (c_char_p, [c_void_p, ctypes.c_size_t]),
     "ods_store_cancel_download": (c_int, [c_void_p]),
     "ods_store_offline_info": (c_int, [ctypes.POINTER(OfflineInfoStruct), c_void_p]),
     "ods_store_defining_request": (c_int, [ctypes.POINTER(DefiningRequestInfoStruct), c_void_p, c_size_t]),

@@ -12,10 +12,12 @@ import os
 import threading
 import time
 import weakref
-from typing import Any, Callable, Iterator, Mapping, Optional, Protocol, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Optional, Protocol, Sequence, Union
 
 from . import _errors, _ffi, _offline, _values
 from ._errors import ClosedError, Error, InvalidArgumentError, StateError
+if TYPE_CHECKING:
+    from ._observe import ChangeCallback, Observer
 from ._offline import (
     ArchivedError, DefiningRequestInfo, DownloadProgress, KeyMapping, OfflineInfo, ProgressCallback, UploadProgress,
     UploadProgressCallback, UploadResult,
@@ -1647,6 +1649,18 @@ class Store:
         error."""
         with self._use():
             _errors.check(self._lib, self._lib.ods_store_add_defining_request(self._handle, _path_arg(path, "path")))
+
+    def observe(self, entity_set: str, callback: "ChangeCallback") -> "Observer":
+        """Registers ``callback(store, changes)`` for changes of ``entity_set``'s local data
+        in an offline or mixed store (``ods_store_observe``; docs/observers.md): called through
+        the dispatch mode after a local write, a download, an upload's effects or a revert
+        committed changes of the set, with a :class:`Changes`. Returns an :class:`Observer`:
+        call ``remove()`` or use it as a context manager. :class:`UnsupportedError` for an
+        online store, :class:`InvalidArgumentError` for a resource path instead of a set
+        name, :class:`NotFoundError` for an unknown set."""
+        from ._observe import Observer
+        with self._use():
+            return Observer(self, entity_set, callback)
 
     def remove_defining_request(self, path: str) -> None:
         """Removes a defining request from an open offline store

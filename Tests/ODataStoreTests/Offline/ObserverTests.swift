@@ -1,0 +1,149 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import ODataStore
+
+/// Change observers of an offline store against the real V4 service (odatapy): a local
+/// write, an upload's key mapping, a download, a summary for a large batch, removal from
+/// inside the handler, and online stores refusing.
+@Suite("Offline store: change observers", .serialized, .timeLimit(.minutes(3)))
+struct ObserverTests {
+    final class Recorder: Sendable {
+        let batches = Mutex<[StoreChanges]>([])
+        func record(_ c: StoreChanges) { batches.withLock { $0.append(c) } }
+        var all: [EntityChange] { batches.withLock { $0.flatMap(\.changes) } }
+        func waitFor(_ done: @escaping ([StoreChanges]) -> Bool) async throws {
+            for _ in 0..<400 {
+                if batches.withLock({ done($0) }) { return }
+                try await Task.sleep(nanoseconds: 25_000_000)
+            }
+            Issue.record("timed out; got \(batches.withLock { $0 })")
+        }
+    }
+
+    static func open(_ server: TestServer, _ name: String) async throws -> Store {
+        var options = StoreOptions(serviceRoot: server.serviceRoot)
+        options.kind = .offline
+        options.storePath = OfflineStoreTests.temporaryPath(name)
+        options.definingRequests = ["Products", "Categories"]
+        let (store, state, error) = try await OfflineStoreTests.opened(options)
+        #expect(state == .open, "\(String(describing: error))")
+        return store
+    }
+
+    @Test func localWritesUploadAndDownloadAreObserved() async throws {
+        let server = try TestServer.start(.v4)
+        defer { server.stop() }
+        let store = try await Self.open(server, "observe.store")
+        defer { try? store.close() }
+        let online = try Store(options: StoreOptions(serviceRoot: server.serviceRoot))
+        defer { try? online.close() }
+
+        let products = Recorder(), categories = Recorder()
+        let p = try store.observe("Products") { _, c in products.record(c) }
+        let c = try store.observe("Categories") { _, c in categories.record(c) }
+        defer { p.remove(); c.remove() }
+
+        // Local writes: one batch per write, with the key and the kind.
+        _ = try await LocalWriteTests.run(store, .update, "Products(5)", body: #"{"Name":"Five local"}"#).get()
+        _ = try await LocalWriteTests.run(store, .delete, "Products(6)").get()
+        let created = try JSONValue.parse(try await LocalWriteTests.run(store, .create, "Categories", body: #"{"Name":"Observed"}"#).get().json)
+        let local = try #require(created["ID"]?.int64Value)
+        try await products.waitFor { $0.flatMap(\.changes).count >= 2 }
+        #expect(products.all.prefix(2) == [EntityChange(kind: .updated, path: "Products(5)"), EntityChange(kind: .deleted, path: "Products(6)")])
+        try await categories.waitFor { !$0.isEmpty }
+        #expect(categories.all.first == EntityChange(kind: .created, path: "Categories(\(local))"))
+        #expect(categories.batches.withLock { $0.allSatisfy { $0.entitySet == "Categories" && !$0.isSummary } })
+
+        // Upload: the category created offline gets the service's key.
+        let (result, _) = try await UploadTests.upload(store)
+        _ = try result.get()
+        let server_key = try #require(try store.keyMappings().first?.serverPath)
+        try await categories.waitFor { $0.flatMap(\.changes).contains { $0.kind == .keyChanged } }
+        #expect(categories.all.contains(EntityChange(kind: .keyChanged, path: server_key, oldPath: "Categories(\(local))")))
+
+        // Download: changes made on the service come down and are reported.
+        let before = products.batches.withLock { $0.count }
+        _ = try await LocalWriteTests.run(online, .update, "Products(3)", body: #"{"Name":"Three fresh"}"#) { try $0.setETag("*") }.get()
+        _ = try await LocalWriteTests.run(online, .delete, "Products(4)") { try $0.setETag("*") }.get()
+        let (downloaded, _) = try await DownloadRefreshTests.download(store, ["Products"])
+        try downloaded.get()
+        try await products.waitFor { b in
+            let later = b.dropFirst(before).flatMap(\.changes)
+            return later.contains(EntityChange(kind: .deleted, path: "Products(4)")) && later.contains { $0.path == "Products(3)" }
+        }
+    }
+
+    @Test func largeBatchesAreSummarisedAndRemovalIsFinal() async throws {
+        let server = try TestServer.start(.v4)
+        defer { server.stop() }
+        let store = try await Self.open(server, "observe-many.store")
+        defer { try? store.close() }
+        let engine = try #require(store.engine as? OfflineEngine)
+        engine.changeLog.listLimit.withLock { $0 = 10 }
+
+        let products = Recorder()
+        let p = try store.observe("Products") { _, c in products.record(c) }
+        // A full download of the 300 products (remove and add back the defining request).
+        try store.addDefiningRequest("Products?$filter=ID lt 50")
+        let (r, _) = try await DownloadRefreshTests.download(store, ["Products?$filter=ID lt 50"])
+        try r.get()
+        try await products.waitFor { !$0.isEmpty }
+        let first = try #require(products.batches.withLock { $0.first })
+        #expect(first.isSummary && first.changes.isEmpty && first.count > 10 && first.count == first.counts.values.reduce(0, +), "\(first)")
+        p.remove()
+        p.remove()   // twice: no effect
+        #expect(!p.isActive)
+
+        // Removal from inside the handler: that call is the last.
+        let calls = Mutex(0)
+        let once = Mutex<ChangeObserver?>(nil)
+        let o = try store.observe("Products") { _, _ in
+            calls.withLock { $0 += 1 }
+            once.withLock { $0 }?.remove()
+        }
+        once.withLock { $0 = o }
+        _ = try await LocalWriteTests.run(store, .update, "Products(7)", body: #"{"Name":"One"}"#).get()
+        for _ in 0..<200 where calls.withLock({ $0 }) == 0 { try await Task.sleep(nanoseconds: 10_000_000) }
+        _ = try await LocalWriteTests.run(store, .update, "Products(7)", body: #"{"Name":"Two"}"#).get()
+        try await Task.sleep(nanoseconds: 200_000_000)
+        #expect(calls.withLock { $0 } == 1)
+        let after = products.batches.withLock { $0.count }
+        #expect(after == products.batches.withLock { $0.count })
+
+        // The async sequence.
+        let stream = try store.changes(of: "Categories")
+        _ = try await LocalWriteTests.run(store, .update, "Categories(1)", body: #"{"Name":"Streamed"}"#).get()
+        var it = stream.makeAsyncIterator()
+        let got = await it.next()
+        #expect(got?.changes == [EntityChange(kind: .updated, path: "Categories(1)")])
+    }
+
+    @Test func mixedStoresReportWritesToCoveredSets() async throws {
+        let server = try TestServer.start(.v4)
+        defer { server.stop() }
+        let options = MixedStoreTests.options(server.serviceRoot, path: OfflineStoreTests.temporaryPath("observe-mixed.store"))
+        let (store, state, error) = try await OfflineStoreTests.opened(options)
+        #expect(state == .open, "\(String(describing: error))")
+        defer { try? store.close() }
+        let customers = Recorder()
+        let o = try store.observe("Customers") { _, c in customers.record(c) }
+        defer { o.remove() }
+        _ = try await MixedStoreTests.run(store, .update, "Customers('ALFKI')", body: #"{"City":"Basel"}"#).get()
+        try await customers.waitFor { !$0.isEmpty }
+        #expect(customers.all == [EntityChange(kind: .updated, path: "Customers('ALFKI')")])
+    }
+
+    @Test func onlineStoresAndBadNamesAreRefused() async throws {
+        let server = try TestServer.start(.v4)
+        defer { server.stop() }
+        let online = try Store(options: StoreOptions(serviceRoot: server.serviceRoot))
+        defer { try? online.close() }
+        #expect(throws: ODataStoreError.self) { try online.observe("Products") { _, _ in } }
+        do { _ = try online.observe("Products") { _, _ in } } catch { #expect(error.code == .unsupported) }
+        let store = try await Self.open(server, "observe-bad.store")
+        defer { try? store.close() }
+        do { _ = try store.observe("Products(1)") { _, _ in } } catch { #expect(error.code == .invalidArgument) }
+        do { _ = try store.observe("Nope") { _, _ in } } catch { #expect(error.code == .notFound) }
+    }
+}
