@@ -1,7 +1,8 @@
 /* test_log.c - the process-wide log callback (ods_log_set) against the real V4 service,
  * through the fault proxy: NULL and level handling; a request's start and finish lines
  * with its status; the level filter; a retry with its reason and delay; no secret in any
- * message with basic auth, a bearer token and a logon reply; set and unset from several
+ * message with basic auth, a bearer token and a logon reply; the same lines from the V2
+ * service, a 404 with its status; set and unset from several
  * threads while requests run, with each thread's context freed right after its unset
  * (a call after that would read freed memory: memcheck runs this test). */
 #define _POSIX_C_SOURCE 200809L
@@ -213,6 +214,29 @@ static void check_logon(collector *c) {
     ODS_CHECK_OK(ods_log_set(ODS_LOG_OFF, NULL, NULL));
 }
 
+/* ---- the V2 service: the same lines ----------------------------------------------- */
+
+static void check_v2(collector *c) {
+    ods_test_server *v2 = NULL;
+    ods_store *store;
+    ods_response *r = NULL;
+    if (ods_test_server_start_v2(&v2, NULL) != 0) ods_test_fail(__FILE__, __LINE__, "no V2 server");
+    collector_clear(c);
+    ODS_CHECK_OK(ods_log_set(ODS_LOG_INFO, on_log, c));
+    store = ods_test_open_with(ods_test_server_url(v2), ODS_DISPATCH_THREAD, with_basic);
+    get(store, "Products(1)");
+    /* a failed request: its finish line has the status */
+    ODS_CHECK_INT_EQ(ods_store_execute(&r, store, ODS_READ, "Products(999)", NULL, 60000), ODS_ENOTFOUND);
+    ods_response_free(r);
+    ODS_CHECK_OK(ods_store_close(store));
+    ODS_CHECK_OK(ods_log_set(ODS_LOG_OFF, NULL, NULL));
+    expect(c, "/$metadata -> 200 in ");
+    expect(c, "/Products(1) -> 200 in ");
+    expect(c, "/Products(999) -> 404 in ");
+    check_secrets_absent(c);
+    ODS_CHECK_INT_EQ(ods_test_server_stop(v2), 0);
+}
+
 /* ---- set and unset from several threads while requests run ------------------------- */
 
 static ods_store *shared_store;
@@ -261,6 +285,7 @@ int main(void) {
     c = collector_new();
     check_requests(c);
     check_logon(c);
+    check_v2(c);
     collector_free(c);
     check_threads();
     ODS_CHECK_INT_EQ(ods_test_server_stop(proxy), 0);

@@ -73,4 +73,12 @@ extension Log {
         let refused = failed.filter { $0 }.count
         return "answers recorded: \(failed.count - refused) confirmed, \(refused) refused (archived)" + (readBack > 0 ? ", \(readBack) to read back" : "")
     }
+
+    /// What kind of download a defining request gets: a delta (from the delta link of the last
+    /// one), a resumed one (from the next link an interrupted one left), or a full one.
+    static func downloadStarts(_ path: String, _ row: DefiningRequestRow, index: Int, count: Int) -> String {
+        let kind = row.refresh == .delta ? "delta download" : row.nextLink != nil ? "resumed download"
+            : row.refresh == .full ? "full download (refresh)" : "full download"
+        return "\(path): \(kind) (\(index + 1) of \(count))"
+    }
 }

@@ -60,6 +60,7 @@ struct LogTests {
         #expect(state == .open, "\(String(describing: error))")
         _ = try await LocalWriteTests.run(store, .create, "Categories", body: #"{"Name":"Logged"}"#).get()
         _ = try await store.upload()
+        try await store.download()  // the delta link of the first download: a delta
         await store.close()
         let log = lines.all
         #expect(lines.has(.store, "store opening: offline store"), "\(log)")
@@ -70,6 +71,8 @@ struct LogTests {
         #expect(lines.has(.upload, "upload of 1 queued change(s)"), "\(log)")
         #expect(lines.has(.upload, "1 confirmed, 0 refused"), "\(log)")
         #expect(lines.has(.upload, "upload finished: 1 confirmed, 0 refused and archived"), "\(log)")
+        #expect(lines.has(.download, "Categories: delta download (1 of 1)"), "\(log)")
+        #expect(lines.has(.download, "delta link kept"), "\(log)")
         #expect(lines.has(.store, "store closed"), "\(log)")
         #expect(!log.contains("Very-Secret-1") && !log.contains("bG9nZ2VyOlZlcnktU2VjcmV0LTE"), "\(log)")
     }

@@ -94,7 +94,7 @@ final class Download: Sendable {
         } catch {
             return finish(.failure(error))
         }
-        Log.info(.download, "\(target.definition.path): \(row.nextLink == nil ? "full" : "resumed or delta") download (\(index + 1) of \(targets.count))")
+        Log.info(.download, Log.downloadStarts(target.definition.path, row, index: index, count: targets.count))
         fetch(target, index: index, url: url, pages: 0, finish)
     }
 
