@@ -73,3 +73,26 @@ def test_bad_level_and_failing_handler(proxy):
         odatastore.set_log_handler(None)
         sys.unraisablehook = old
     assert seen and isinstance(seen[0], RuntimeError)
+
+
+def test_handler_turning_itself_off(proxy):
+    """set_log_handler from inside a handler neither deadlocks nor frees a running callback."""
+    import time
+    calls = []
+
+    def once(level, category, message):
+        calls.append(message)
+        odatastore.set_log_handler(None)
+
+    odatastore.set_log_handler(once, odatastore.LOG_DEBUG)
+    with odatastore.Store(proxy.url) as store:
+        store.read("Products(1)")
+    deadline = time.monotonic() + 10
+    while odatastore.log_level() != odatastore.LOG_OFF and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert odatastore.log_level() == odatastore.LOG_OFF
+    count = len(calls)
+    assert count >= 1
+    with odatastore.Store(proxy.url) as store:
+        store.read("Products(1)")
+    assert len(calls) == count

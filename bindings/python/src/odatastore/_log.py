@@ -33,7 +33,6 @@ _LOG_CB = ctypes.CFUNCTYPE(None, c_int, c_char_p, c_char_p, c_void_p)
 
 _lock = threading.Lock()
 _current: Optional[object] = None          # the CFUNCTYPE object C may call: kept alive
-_retired: list[object] = []                # replaced from inside a handler: calls may still run
 _inside = threading.local()
 _declared = False
 
@@ -55,15 +54,23 @@ def set_log_handler(handler: Optional[LogHandler], level: int = LOG_INFO) -> Non
     logging off). Replaces any earlier handler; when this returns, the earlier one is not
     running and will not be called again (unless this is called from inside a handler).
     Exceptions raised by the handler are reported through ``sys.unraisablehook`` and do not
-    reach the library. Raises InvalidArgumentError for a level outside LOG_OFF..LOG_DEBUG."""
+    reach the library. Raises InvalidArgumentError for a level outside LOG_OFF..LOG_DEBUG.
+
+    Called from inside a handler, the change is made on a short-lived thread of its own and
+    takes effect shortly after this returns: the library waits for running handlers when
+    one is replaced, and this module serialises changes, so making it on the handler's
+    thread could wait for itself."""
     global _current
     lib = _lib()
     if not (LOG_OFF <= level <= LOG_DEBUG):
         check(lib, lib.ods_log_set(level, _LOG_CB(), None))  # raises InvalidArgumentError
+    if getattr(_inside, "depth", 0) > 0:
+        threading.Thread(target=set_log_handler, args=(handler, level), name="odatastore-log-set", daemon=True).start()
+        return
     if handler is None or level == LOG_OFF:
         with _lock:
             check(lib, lib.ods_log_set(LOG_OFF, _LOG_CB(), None))
-            _retire()
+            _current = None  # no call of it runs any more: it may be freed
         return
     fn = handler
 
@@ -80,17 +87,7 @@ def set_log_handler(handler: Optional[LogHandler], level: int = LOG_INFO) -> Non
     thunk = _LOG_CB(call)
     with _lock:
         check(lib, lib.ods_log_set(level, thunk, None))
-        _retire()
-        _current = thunk
-
-
-def _retire() -> None:
-    """Drops the C callback just replaced; keeps it when replaced from inside a handler
-    (calls on other threads may still be running it). Under ``_lock``."""
-    global _current
-    if _current is not None and getattr(_inside, "depth", 0) > 0:
-        _retired.append(_current)
-    _current = None
+        _current = thunk  # the one replaced has no call running any more: it may be freed
 
 
 def log_level() -> int:
