@@ -1472,7 +1472,8 @@ typedef void (*ods_log_cb)(int level, const char *category, const char *message,
  *  for (they are short, see ods_log_cb). Exception: called from INSIDE a log callback,
  *  ods_log_set does not wait (it could wait for itself, or for a thread that waits for it);
  *  calls already running on other threads then finish with the old callback, and no new
- *  call of it begins.
+ *  call of it begins. Because it waits, do not call it while holding a lock that your
+ *  callback takes (the callback would wait for the lock, ods_log_set for the callback).
  *
  *  Any thread, at any time (also while requests run). Returns ODS_OK, or ODS_EINVAL for a
  *  level that is not an ods_log_level (the callback set before stays). */

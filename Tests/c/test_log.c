@@ -240,7 +240,16 @@ static void check_v2(collector *c) {
 /* ---- set and unset from several threads while requests run ------------------------- */
 
 static ods_store *shared_store;
-static volatile int stop_requests;
+static pthread_mutex_t stop_mutex = PTHREAD_MUTEX_INITIALIZER;
+static int stop_requests; /* under stop_mutex (C99: no atomics) */
+
+static int stopping(void) {
+    int s;
+    pthread_mutex_lock(&stop_mutex);
+    s = stop_requests;
+    pthread_mutex_unlock(&stop_mutex);
+    return s;
+}
 
 static void *setter(void *arg) {
     int i;
@@ -259,7 +268,7 @@ static void *setter(void *arg) {
 
 static void *requester(void *arg) {
     (void)arg;
-    while (!stop_requests) get(shared_store, "Products(1)");
+    while (!stopping()) get(shared_store, "Products(1)");
     return NULL;
 }
 
@@ -270,7 +279,9 @@ static void check_threads(void) {
     for (i = 0; i < 2; i++) ODS_CHECK(pthread_create(&requesters[i], NULL, requester, NULL) == 0);
     for (i = 0; i < 4; i++) ODS_CHECK(pthread_create(&setters[i], NULL, setter, NULL) == 0);
     for (i = 0; i < 4; i++) pthread_join(setters[i], NULL);
+    pthread_mutex_lock(&stop_mutex);
     stop_requests = 1;
+    pthread_mutex_unlock(&stop_mutex);
     for (i = 0; i < 2; i++) pthread_join(requesters[i], NULL);
     ODS_CHECK_INT_EQ(ods_log_get_level(), ODS_LOG_OFF);
     ODS_CHECK_OK(ods_store_close(shared_store));
