@@ -1502,6 +1502,76 @@ ODS_EXTERN const char *ods_changes_path(const ods_changes *changes, size_t index
 /** For ODS_CHANGE_KEY_CHANGED the path under the old (local) key, else NULL (BORROWED for the call). */
 ODS_EXTERN const char *ods_changes_old_path(const ods_changes *changes, size_t index);
 
+/* -------------------------------------------------------------------------------------
+ * LOGGING (docs/logging.md)
+ *
+ * One log callback for the whole process, as sqlite3_config(SQLITE_CONFIG_LOG) and libgit2's
+ * git_trace_set. Process-wide rather than per store because much of what is worth logging
+ * happens where no store's context is at hand (the HTTP transport's retries, a store that
+ * fails to open), an app wants one sink for all its stores, and the logging systems it
+ * forwards to (syslog, Python's logging, os_log) are process-wide themselves.
+ *
+ * WHAT IS LOGGED. ODS_LOG_ERROR and ODS_LOG_WARNING: exchanges that got no answer (broken
+ * connection, timeout, TLS). ODS_LOG_INFO: every HTTP exchange finished ("GET <url> -> 200
+ * in 3.1 ms, 812 bytes"), retries with their reason and delay, logon prompts and how the app
+ * replied, CSRF token refetches, download steps (each defining request: full or resumed/
+ * delta; each page: entities and bytes), upload steps (changes queued, confirmed, refused
+ * and archived), stores opening, open, closing, closed. ODS_LOG_DEBUG: exchanges started,
+ * $batch requests sent, CSRF tokens received. The words of a message may change between
+ * releases; the `category` names below do not.
+ *
+ * NO SECRETS. No message contains a header value (Authorization, Cookie, X-CSRF-Token...),
+ * a request or response body, a password written into a URL (replaced by '*'), or a logon
+ * reply's user name, password or token (only its kind: "basic credentials").
+ *
+ * OFF BY DEFAULT, CHEAP WHEN OFF. Until ods_log_set is called, and for messages more
+ * detailed than the level set, a log site costs one atomic load and a compare: no message is
+ * formatted (docs/logging.md has the measured figure).
+ * ------------------------------------------------------------------------------------- */
+
+/** Log levels: a callback set for a level gets it and the less detailed ones. */
+typedef enum ods_log_level {
+    ODS_LOG_OFF = 0,      /**< No logging (ods_log_set with this level removes the callback). */
+    ODS_LOG_ERROR = 1,    /**< Something failed that the library cannot report otherwise. */
+    ODS_LOG_WARNING = 2,  /**< An exchange without an answer (broken connection, timeout, TLS). */
+    ODS_LOG_INFO = 3,     /**< Exchanges with status and time, retries, logon, sync steps, open/close. */
+    ODS_LOG_DEBUG = 4     /**< Also exchanges started, $batch requests sent, CSRF tokens received. */
+} ods_log_level;
+
+/** A log callback. `level` is an ods_log_level; `category` one of "store", "http", "retry",
+ *  "logon", "csrf", "download", "upload"; `message` one line of UTF-8 without a trailing
+ *  newline. Both strings are BORROWED for the duration of the call (copy what you keep).
+ *
+ *  THREADING. Called on whatever thread logs: the store's HTTP thread, its database
+ *  thread, its callback thread, or the app's own thread inside an ods_* call; several
+ *  threads may call it at the same time (serialise in the callback if your sink needs it).
+ *  Never called under an internal lock. It should return quickly (it runs on the threads
+ *  that do the library's work) and must not call functions that wait for the library's
+ *  threads (ods_store_close, ods_request_wait, ods_store_execute, ods_store_dispatch with a
+ *  timeout): those may deadlock when it runs on the thread they wait for. ods_log_set and
+ *  ods_log_get_level may be called from it. */
+typedef void (*ods_log_cb)(int level, const char *category, const char *message, void *context);
+
+/** Sets the process's log callback: `callback` gets messages of `level` and below, with
+ *  `context` (not retained: keep it alive until the callback is replaced). A NULL
+ *  `callback` or ODS_LOG_OFF turns logging off (`context` is then ignored). Replaces any
+ *  earlier callback.
+ *
+ *  When ods_log_set returns, the previous callback is not running on any other thread and
+ *  will not be called again, so its context may be freed at once: calls in flight are waited
+ *  for (they are short, see ods_log_cb). Exception: called from INSIDE a log callback,
+ *  ods_log_set does not wait (it could wait for itself, or for a thread that waits for it);
+ *  calls already running on other threads then finish with the old callback, and no new
+ *  call of it begins. Because it waits, do not call it while holding a lock that your
+ *  callback takes (the callback would wait for the lock, ods_log_set for the callback).
+ *
+ *  Any thread, at any time (also while requests run). Returns ODS_OK, or ODS_EINVAL for a
+ *  level that is not an ods_log_level (the callback set before stays). */
+ODS_EXTERN int ods_log_set(int level, ods_log_cb callback, void *context);
+
+/** The level of the current log callback: ODS_LOG_OFF when none is set. Any thread. */
+ODS_EXTERN int ods_log_get_level(void);
+
 #ifdef __cplusplus
 }
 #endif

@@ -29,8 +29,13 @@ struct ConnectionOptions: ParsableArguments {
     @Flag(name: .customLong("insecure"), help: "Skip TLS certificate verification (test servers only).")
     var insecure = false
 
+    @Flag(name: [.customShort("v"), .customLong("verbose")],
+          help: "Log what the library does to stderr: -v requests with status and time, retries, logon, sync steps; -vv also debug detail (never credentials).")
+    var verbose: Int
+
     /// The store options these flags describe, for `kind`.
     func storeOptions(kind: StoreKind) throws -> StoreOptions {
+        VerboseLog.start(verbose)
         var root = service
         if root == nil, kind != .online, let store {
             root = try attempt { () throws(ODataStoreError) in try Store.serviceRoot(ofStoreAt: store) }

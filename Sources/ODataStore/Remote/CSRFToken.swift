@@ -13,9 +13,13 @@ final class CSRFToken: Sendable {
         guard let token = response.header("X-CSRF-Token"), !token.isEmpty, isValidHeaderValue(token),
               !asciiCaseInsensitiveEquals(token, "Required") else { return }
         value.withLock { $0 = token }
+        Log.debug(.csrf, "CSRF token received")
     }
 
-    func invalidate() { value.withLock { $0 = nil } }
+    func invalidate() {
+        value.withLock { $0 = nil }
+        Log.info(.csrf, "CSRF token required or expired (403): fetching a new one")
+    }
 
     /// True when a 403 response says the token is missing or expired.
     static func isRequired(_ response: HTTPResponse) -> Bool {

@@ -167,7 +167,9 @@ final class LogonGate: Sendable {
         }
         switch step {
         case .resume(let next): go(next)
-        case .ask(let challenge, let prompter): prompter(challenge)
+        case .ask(let challenge, let prompter):
+            Log.info(.logon, "logon prompt \(challenge.id): \(challenge.reason) after HTTP \(status), attempt \(challenge.attempt)")
+            prompter(challenge)
         case .wait: break
         }
     }
@@ -177,6 +179,7 @@ final class LogonGate: Sendable {
     /// credentials that cannot be sent (the prompt stays open: answer again).
     func reply(id: UInt64, _ reply: LogonReply) throws(ODataStoreError) {
         let lines = try reply.headerLines()
+        Log.info(.logon, Log.logonReply(id, reply))
         let (waiters, next): ([Waiter], Next) = try state.withLock { (s) throws(ODataStoreError) -> ([Waiter], Next) in
             if s.closed { throw ODataStoreError(.closed, "the store is closed; logon \(id) was given up") }
             guard let prompt = s.prompt, prompt.id == id else {

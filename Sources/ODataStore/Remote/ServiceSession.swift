@@ -179,7 +179,9 @@ final class ServiceSession: Sendable {
         let policy = retryPolicy
         var authorized = request
         let ticket = logon.authorize(&authorized)
+        let started = Log.enabled(.info) ? Log.exchangeStarted(request, retry: retry) : 0
         let id = transport.send(authorized, delayMilliseconds: delayMilliseconds) { [self] result in
+            if started != 0 { Log.exchangeFinished(request, result, since: started) }
             if logon.enabled, case .success(let response) = result {
                 if let status = asksForLogon(response, request: request) {
                     guard logons <= logon.maxAttempts else { return completion(result) }
@@ -198,6 +200,7 @@ final class ServiceSession: Sendable {
             case .failure(let error): delay = policy.delay(after: error, method: request.method, retry: retry)
             }
             if let delay {
+                Log.info(.retry, Log.retrying(request, result, retry: retry, delay: delay))
                 attempt(request, retry: retry + 1, delayMilliseconds: delay, logons: logons, cancelled: cancelled,
                         record: record, completion: completion)
             } else {
@@ -254,6 +257,7 @@ final class ServiceSession: Sendable {
             // Before the version is known, send neither version header set.
             options.odataVersion != nil || !$0.name.hasPrefix("OData") }, [("Accept", "application/xml")])
         if options.csrfProtection { headers.append(("X-CSRF-Token", "Fetch")) }
+        if options.csrfProtection { Log.debug(.csrf, "fetching a CSRF token with $metadata") }
         let request = HTTPRequest(method: "GET", url: serviceRoot + "$metadata", headers: headers,
                                   timeoutMilliseconds: options.requestTimeoutMilliseconds)
         send(request) { [self] result in

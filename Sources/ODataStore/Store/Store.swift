@@ -89,6 +89,7 @@ public final class Store: Sendable {
                 queue.enqueue { if let store = owner.withLock({ $0.store }) { handler(store, challenge) } }
             }
         }
+        Log.info(.store, Log.opening(options))
         notifyState(.opening, nil)
         owner.withLock { $0.store = self }
         engine.open { [weak self] result in self?.opened(result) }
@@ -450,6 +451,7 @@ public final class Store: Sendable {
         if callbacks.isDeliveringOnCurrentThread {
             throw .state("the store cannot be closed from one of its own callbacks; close it after the callback returns")
         }
+        Log.info(.store, "store closing")
         let cancelled: [(any EngineTask)?] = table.withLock { t in
             guard t.accepting else { return [] }
             t.accepting = false
@@ -473,6 +475,7 @@ public final class Store: Sendable {
             }
         }
         callbacks.shutdown()
+        Log.info(.store, "store closed")
     }
 
     // MARK: - Scheduling (lock order: table -> request -> callback queue)
@@ -598,6 +601,7 @@ public final class Store: Sendable {
             return held
         }
         guard let held else { return }
+        Log.info(.store, Log.opened(result, held: held.count))
         for (request, job) in held {
             switch result {
             case .success: run(request, job)

@@ -82,6 +82,7 @@ final class Download: Sendable {
             s.totalBytes += row.bytes
         }
         if row.state == .complete {
+            Log.debug(.download, "\(target.definition.path): complete already")
             report(target, index: index, row: row, finished: true)
             return next(index: index + 1, finish)
         }
@@ -93,6 +94,7 @@ final class Download: Sendable {
         } catch {
             return finish(.failure(error))
         }
+        Log.info(.download, Log.downloadStarts(target.definition.path, row, index: index, count: targets.count))
         fetch(target, index: index, url: url, pages: 0, finish)
     }
 
@@ -179,6 +181,7 @@ final class Download: Sendable {
             s.totalEntities += Int64(row.lastPageEntities)
             s.totalBytes += Int64(response.body.count)
         }
+        Log.info(.download, "\(definition.path): page \(pages), \(row.lastPageEntities) entities, \(response.body.count) bytes\(nextLink != nil ? ", more to come" : deltaLink != nil ? ", delta link kept" : "")")
         report(target, index: index, row: row, finished: nextLink == nil)
         if let nextLink {
             let url: String

@@ -90,6 +90,7 @@ final class Upload: Sendable {
                 return (!s.finished, UploadResult(confirmed: s.confirmed, failed: s.failed, remaining: 0))
             }
             guard first else { return }
+            Log.info(.upload, Log.uploadFinished(outcome.map { _ in result }))
             switch outcome {
             case .failure(let e): completion(.failure(e))
             case .success:
@@ -109,6 +110,7 @@ final class Upload: Sendable {
                     s.total = ids.count
                     s.batches = batches
                 }
+                Log.info(.upload, "upload of \(ids.count) queued change(s)\(batches ? " in $batch requests of up to \(session.options.uploadBatchSize)" : ", one request each")")
                 run(finish)
             } catch {
                 finish(.failure(error))
@@ -142,6 +144,7 @@ final class Upload: Sendable {
                     let plan = try plan(file)
                     if plan.isEmpty { continue }
                     try markSent(plan.requests, file)
+                    Log.debug(.upload, "sending a $batch of \(plan.requests.count) change(s)")
                     return sendBatch(plan, finish)
                 }
                 take()
@@ -404,6 +407,7 @@ final class Upload: Sendable {
             let queue = ChangeQueue(connection: c)
             for r in restore where r.change.firstSent == nil { try queue.clearSent(id: r.change.id) }
         }
+        Log.info(.upload, Log.recorded(outcomes.map(\.failed), readBack: readBacks.count))
         for o in outcomes {
             state.withLock { s in
                 s.sent += 1

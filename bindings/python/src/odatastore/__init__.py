@@ -33,6 +33,9 @@ from ._errors import (
     OutOfMemoryError, PreconditionRequiredError, ProtocolError, RequestTimeoutError, ServerError, StateError,
     TLSError, UnauthorizedError, UnsupportedError, library, strerror,
 )
+from ._log import (
+    LOG_DEBUG, LOG_ERROR, LOG_INFO, LOG_OFF, LOG_WARNING, LogHandler, log_level, log_to_logging, set_log_handler,
+)
 from ._offline import (
     ArchivedError, DefiningRequestInfo, DownloadProgress, KeyMapping, OfflineInfo, ProgressCallback, UploadProgress,
     UploadProgressCallback, UploadResult,
@@ -56,6 +59,8 @@ __all__ = [
     "PreconditionRequiredError", "UnauthorizedError", "ForbiddenError", "HTTPError", "ServerError",
     "RequestTimeoutError", "CancelledError", "OfflineError", "TLSError", "IOFailureError", "ProtocolError",
     "UnsupportedError", "NotInScopeError", "ODataSyntaxError", "ClosedError", "LimitError", "LibraryError",
+    "set_log_handler", "log_to_logging", "log_level", "LogHandler",
+    "LOG_OFF", "LOG_ERROR", "LOG_WARNING", "LOG_INFO", "LOG_DEBUG",
     "check_url", "version", "version_number", "library_path", "strerror",
     "OK", "ERROR", "EINVAL", "ENOMEM", "ESTATE", "ENOTFOUND", "ECONFLICT", "EPRECONDITION", "EUNAUTHORIZED",
     "EFORBIDDEN", "EHTTP", "ESERVER", "ETIMEOUT", "ECANCELLED", "EOFFLINE", "ETLS", "EIO", "EPROTOCOL",
