@@ -106,14 +106,35 @@ static void on_changes(ods_store *store, const ods_changes *changes, void *conte
     pthread_mutex_unlock(&s->lock);
     ods_test_waiter_signal(&s->calls, "changes");
     if (sleep_ms > 0) ods_test_sleep_ms(sleep_ms);
-    if (s->self != NULL) {
-        ods_observer *self = s->self;
-        s->self = NULL;
-        s->remove_status = ods_observer_remove(self);
+    pthread_mutex_lock(&s->lock);
+    ods_observer *self = s->self;
+    s->self = NULL;
+    pthread_mutex_unlock(&s->lock);
+    if (self != NULL) {
+        int status = ods_observer_remove(self);
+        pthread_mutex_lock(&s->lock);
+        s->remove_status = status;
+        pthread_mutex_unlock(&s->lock);
     }
     pthread_mutex_lock(&s->lock);
     s->in_call = 0;
     pthread_mutex_unlock(&s->lock);
+}
+
+/* bad under the lock (the callback sets it on the store's thread). */
+static int seen_bad(seen *s) {
+    pthread_mutex_lock(&s->lock);
+    int bad = s->bad;
+    pthread_mutex_unlock(&s->lock);
+    return bad;
+}
+
+/* remove_status under the lock (the callback sets it on the store's thread). */
+static int seen_remove_status(seen *s) {
+    pthread_mutex_lock(&s->lock);
+    int status = s->remove_status;
+    pthread_mutex_unlock(&s->lock);
+    return status;
 }
 
 static int seen_has(seen *s, int kind, const char *path) {
@@ -179,8 +200,8 @@ static void check_write_and_download(const char *url) {
     ods_test_result_free(&d);
     for (int i = 0; i < 400 && !seen_has(&products, ODS_CHANGE_UPDATED, "Products(3)"); i++) ods_test_sleep_ms(25);
     ODS_CHECK(seen_has(&products, ODS_CHANGE_UPDATED, "Products(3)"));
-    ODS_CHECK_INT_EQ(products.bad, 0);
-    ODS_CHECK_INT_EQ(categories.bad, 0);
+    ODS_CHECK_INT_EQ(seen_bad(&products), 0);
+    ODS_CHECK_INT_EQ(seen_bad(&categories), 0);
 
     ODS_CHECK_INT_EQ(ods_observer_remove(p), ODS_OK);
     ODS_CHECK_INT_EQ(ods_observer_remove(c), ODS_OK);
@@ -193,10 +214,10 @@ static void check_write_and_download(const char *url) {
     ODS_CHECK_OK(ods_store_observe(&once.self, store, "Products", on_changes, &once));
     execute_ok(store, ODS_UPDATE, "Products(7)", "{\"Name\":\"One\"}");
     wait_calls(&once, 1);
-    for (int i = 0; i < 400 && once.remove_status == 1; i++) ods_test_sleep_ms(5);
+    for (int i = 0; i < 400 && seen_remove_status(&once) == 1; i++) ods_test_sleep_ms(5);
     execute_ok(store, ODS_UPDATE, "Products(7)", "{\"Name\":\"Two\"}");
     ods_test_sleep_ms(200);
-    ODS_CHECK_INT_EQ(once.remove_status, ODS_OK);
+    ODS_CHECK_INT_EQ(seen_remove_status(&once), ODS_OK);
     ODS_CHECK_INT_EQ(ods_test_waiter_count(&once.calls), 1);
 
     /* Remove while the callback runs on the store's thread: remove waits for it. */
@@ -263,7 +284,7 @@ static void check_queue_mode(const char *url) {
     execute_ok(store, ODS_UPDATE, "Categories(1)", "{\"Name\":\"Queued\"}");
     ods_test_wait(store, &s.calls, 1, BOUND_MS);
     ODS_CHECK(seen_has(&s, ODS_CHANGE_UPDATED, "Categories(1)"));
-    ODS_CHECK_INT_EQ(s.bad, 0);
+    ODS_CHECK_INT_EQ(seen_bad(&s), 0);
     ODS_CHECK_INT_EQ(ods_observer_remove(o), ODS_OK);
     execute_ok(store, ODS_UPDATE, "Categories(1)", "{\"Name\":\"Not seen\"}");
     ODS_CHECK(ods_store_dispatch(store, 100) >= 0);
