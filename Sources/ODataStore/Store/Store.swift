@@ -475,6 +475,7 @@ public final class Store: Sendable {
             }
         }
         callbacks.shutdown()
+        observers.storeClosed()
         Log.info(.store, "store closed")
     }
 

@@ -117,6 +117,19 @@ struct ObserverTests {
         var it = stream.makeAsyncIterator()
         let got = await it.next()
         #expect(got?.changes == [EntityChange(kind: .updated, path: "Categories(1)")])
+
+        // The stream finishes when the store closes: a loop over it ends; one made after the
+        // close is finished at once.
+        let reader = Task { () -> Int in
+            var n = 0
+            for await _ in try store.changes(of: "Products") { n += 1 }
+            return n
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        await store.close()
+        #expect(try await reader.value == 0)
+        var late = try? store.changes(of: "Products").makeAsyncIterator()
+        #expect(await late?.next() == nil)
     }
 
     @Test func mixedStoresReportWritesToCoveredSets() async throws {

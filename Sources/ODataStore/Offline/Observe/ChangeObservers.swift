@@ -70,6 +70,14 @@ public final class ChangeObserver: Sendable {
 final class ChangeObservers: Sendable {
     private let observers = Locked<[String: [ChangeObserver]]>([:])
     private let log: ChangeLog?
+    /// What runs when the store closes (the end of `Store.changes(of:)` streams), by token.
+    private let closing = Locked(Closing())
+
+    private struct Closing {
+        var closed = false
+        var next: UInt64 = 0
+        var handlers: [UInt64: @Sendable () -> Void] = [:]
+    }
 
     init(log: ChangeLog?) {
         self.log = log
@@ -88,6 +96,35 @@ final class ChangeObservers: Sendable {
             return true
         }
         if found { log?.want(observer.entitySet, -1) }
+    }
+
+    /// Runs `body` once when the store closes (at once when it is closed already); the token
+    /// cancels it (`cancelWhenClosed`).
+    @discardableResult
+    func whenClosed(_ body: @escaping @Sendable () -> Void) -> UInt64? {
+        let token: UInt64? = closing.withLock { c in
+            guard !c.closed else { return nil }
+            c.next += 1
+            c.handlers[c.next] = body
+            return c.next
+        }
+        if token == nil { body() }
+        return token
+    }
+
+    func cancelWhenClosed(_ token: UInt64?) {
+        guard let token else { return }
+        _ = closing.withLock { $0.handlers.removeValue(forKey: token) }
+    }
+
+    /// The store closed: runs what waits for that (outside the lock), once.
+    func storeClosed() {
+        let handlers: [@Sendable () -> Void] = closing.withLock { c in
+            c.closed = true
+            defer { c.handlers = [:] }
+            return c.handlers.sorted { $0.key < $1.key }.map(\.value)
+        }
+        for h in handlers { h() }
     }
 
     /// Queues one call per observer of each changed set, through the store's dispatch mode.
