@@ -576,7 +576,37 @@ class _Unraisable:
 # ---------------------------------------------------------------------------------------
 
 
-class RequestFuture(concurrent.futures.Future[Any]):
+class _StoreFuture(concurrent.futures.Future[Any]):
+    """A future whose outcome a store delivers through its dispatch mode: ``cancel()`` also
+    cancels the work behind it; in a store with dispatch "queue", ``result()`` delivers the
+    store's callbacks while it waits when no event loop on another thread does. The one
+    implementation behind :class:`RequestFuture` and :class:`OperationFuture`."""
+
+    def __init__(self, store: "Store", settled: threading.Event, cancel: Callable[[], None]) -> None:
+        super().__init__()
+        self._store = store
+        self._settled = settled
+        self._cancel_work = cancel
+
+    def cancel(self) -> bool:
+        cancelled = super().cancel()
+        if cancelled:
+            self._cancel_work()
+        return cancelled
+
+    def _wait(self, timeout: Optional[float]) -> None:
+        self._store._wait_for(self._settled, timeout, self.done)
+
+    def result(self, timeout: Optional[float] = None) -> Any:
+        self._wait(timeout)
+        return super().result(0)
+
+    def exception(self, timeout: Optional[float] = None) -> Optional[BaseException]:
+        self._wait(timeout)
+        return super().exception(0)
+
+
+class RequestFuture(_StoreFuture):
     """A :class:`concurrent.futures.Future` for a request: ``cancel()`` cancels the request.
 
     In a store with dispatch "queue", ``result()`` delivers the store's callbacks while it
@@ -586,25 +616,8 @@ class RequestFuture(concurrent.futures.Future[Any]):
     request: "Request"
 
     def __init__(self, request: "Request") -> None:
-        super().__init__()
+        super().__init__(request.store, request._done, request._cancel_quietly)
         self.request = request
-
-    def cancel(self) -> bool:
-        cancelled = super().cancel()
-        if cancelled:
-            self.request._cancel_quietly()
-        return cancelled
-
-    def _wait(self, timeout: Optional[float]) -> None:
-        self.request.store._wait_for(self.request._done, timeout, self.done)
-
-    def result(self, timeout: Optional[float] = None) -> Any:
-        self._wait(timeout)
-        return super().result(0)
-
-    def exception(self, timeout: Optional[float] = None) -> Optional[BaseException]:
-        self._wait(timeout)
-        return super().exception(0)
 
 
 # ---------------------------------------------------------------------------------------
@@ -614,32 +627,15 @@ class RequestFuture(concurrent.futures.Future[Any]):
 _operations: dict[int, "_Operation"] = {}           # started operations, until their completion
 
 
-class OperationFuture(concurrent.futures.Future[Any]):
+class OperationFuture(_StoreFuture):
     """A :class:`concurrent.futures.Future` of a store operation (:meth:`Store.submit_upload`):
     ``cancel()`` cancels the future and the upload. In a store with dispatch "queue",
     ``result()`` delivers the store's callbacks while it waits when no event loop on another
     thread does."""
 
     def __init__(self, operation: "_Operation") -> None:
-        super().__init__()
+        super().__init__(operation.store, operation.done, operation._cancel_quietly)
         self._operation = operation
-
-    def cancel(self) -> bool:
-        cancelled = super().cancel()
-        if cancelled:
-            self._operation._cancel_quietly()
-        return cancelled
-
-    def _wait(self, timeout: Optional[float]) -> None:
-        self._operation.store._wait_for(self._operation.done, timeout, self.done)
-
-    def result(self, timeout: Optional[float] = None) -> Any:
-        self._wait(timeout)
-        return super().result(0)
-
-    def exception(self, timeout: Optional[float] = None) -> Optional[BaseException]:
-        self._wait(timeout)
-        return super().exception(0)
 
 
 class _Operation:
