@@ -132,6 +132,49 @@ struct ObserverTests {
         #expect(await late?.next() == nil)
     }
 
+    /// A write the store rolls back is never reported; reverting an archived change is (the
+    /// row goes back to the service's version). "Never reported" is shown with a later write
+    /// as a marker: callbacks run one at a time in commit order, so once the marker's batch
+    /// has arrived, anything the rolled-back write could have caused would have arrived first.
+    @Test func rolledBackWritesAreSilentAndRevertsAreObserved() async throws {
+        let server = try TestServer.start(.v4)
+        defer { server.stop() }
+        let store = try await Self.open(server, "observe-revert.store")
+        defer { try? store.close() }
+        let online = try Store(options: StoreOptions(serviceRoot: server.serviceRoot))
+        defer { try? online.close() }
+        let products = Recorder(), categories = Recorder()
+        let p = try store.observe("Products") { _, c in products.record(c) }
+        let c = try store.observe("Categories") { _, c in categories.record(c) }
+        defer { p.remove(); c.remove() }
+
+        // A deep insert whose second child is refused: the category and the first product
+        // were written inside the transaction, which is rolled back.
+        let good = #"{"Name":"Kept?","Price":"1.00","Stock":"1","Discontinued":false}"#
+        let bad = #"{"Name":"Bad","Price":"not a number","Stock":"1","Discontinued":false}"#
+        let refused = try await LocalWriteTests.run(store, .create, "Categories", body: #"{"Name":"Rolled back","Products":[\#(good),\#(bad)]}"#)
+        #expect(refused.failureCode != nil)
+        #expect(try store.pendingChangeCount() == 0)
+        _ = try await LocalWriteTests.run(store, .update, "Categories(1)", body: #"{"Name":"Marker"}"#).get()
+        try await categories.waitFor { !$0.isEmpty }
+        #expect(categories.all == [EntityChange(kind: .updated, path: "Categories(1)")])
+        #expect(products.all.isEmpty)
+
+        // A change archived by a 412, then reverted: reported as an update of that product.
+        _ = try await LocalWriteTests.run(online, .update, "Products(4)", body: #"{"Name":"Four online"}"#) { try $0.setETag("*") }.get()
+        _ = try await LocalWriteTests.run(store, .update, "Products(4)", body: #"{"Name":"Four offline"}"#).get()
+        try await products.waitFor { !$0.isEmpty }
+        let (uploaded, _) = try await UploadTests.upload(store)
+        #expect(try uploaded.get() == UploadResult(confirmed: 1, failed: 1, remaining: 0))   // the marker and the stale change
+        let entry = try #require(try store.errorArchive().first)
+        let before = products.batches.withLock { $0.count }
+        try await UploadTests.revert(store, entry.id).get()
+        try await products.waitFor { $0.count > before }
+        #expect(products.batches.withLock { Array($0.dropFirst(before)) }.flatMap(\.changes).contains(EntityChange(kind: .updated, path: "Products(4)")))
+        let four = try JSONValue.parse(try await LocalWriteTests.run(store, .read, "Products(4)").get().json)
+        #expect(four["Name"] == .string("Four online"))
+    }
+
     @Test func mixedStoresReportWritesToCoveredSets() async throws {
         let server = try TestServer.start(.v4)
         defer { server.stop() }
