@@ -151,6 +151,13 @@ static void wait_calls(seen *s, int count) {
         ods_test_fail(__FILE__, __LINE__, "observer: %d calls expected, got %d", count, ods_test_waiter_count(&s->calls));
 }
 
+/* Writes to Categories and waits until `marker` (an observer of Categories) has seen it. */
+static void flush_observers(ods_store *store, seen *marker) {
+    int before = ods_test_waiter_count(&marker->calls);
+    execute_ok(store, ODS_UPDATE, "Categories(1)", "{\"Name\":\"Marker\"}");
+    wait_calls(marker, before + 1);
+}
+
 /* --- a local write and a download ------------------------------------------------------- */
 
 static void on_download(ods_store *store, int status, const ods_error *error, void *context) {
@@ -208,6 +215,14 @@ static void check_write_and_download(const char *url) {
     /* Hostile: remove twice. */
     ODS_CHECK_INT_EQ(ods_observer_remove(p), ODS_EINVAL);
 
+    /* "Never called again" is shown with a marker, not a sleep: callbacks run one at a time
+     * in commit order, so once the marker has seen a later write to Categories, a call for
+     * an earlier write would have run before it. */
+    seen marker;
+    ods_observer *m = NULL;
+    seen_init(&marker, store);
+    ODS_CHECK_OK(ods_store_observe(&m, store, "Categories", on_changes, &marker));
+
     /* Remove from inside the callback: that call is the last. */
     seen once;
     seen_init(&once, store);
@@ -216,7 +231,7 @@ static void check_write_and_download(const char *url) {
     wait_calls(&once, 1);
     for (int i = 0; i < 400 && seen_remove_status(&once) == 1; i++) ods_test_sleep_ms(5);
     execute_ok(store, ODS_UPDATE, "Products(7)", "{\"Name\":\"Two\"}");
-    ods_test_sleep_ms(200);
+    flush_observers(store, &marker);
     ODS_CHECK_INT_EQ(seen_remove_status(&once), ODS_OK);
     ODS_CHECK_INT_EQ(ods_test_waiter_count(&once.calls), 1);
 
@@ -234,7 +249,7 @@ static void check_write_and_download(const char *url) {
     pthread_mutex_unlock(&slow.lock);
     ODS_CHECK_INT_EQ(still, 0);              /* it finished before remove returned */
     execute_ok(store, ODS_UPDATE, "Products(8)", "{\"Name\":\"After\"}");
-    ods_test_sleep_ms(200);
+    flush_observers(store, &marker);
     ODS_CHECK_INT_EQ(ods_test_waiter_count(&slow.calls), 1);
 
     /* Hostile arguments. */
@@ -262,6 +277,8 @@ static void check_write_and_download(const char *url) {
     seen_init(&late, store);
     ods_observer *l = NULL;
     ODS_CHECK_OK(ods_store_observe(&l, store, "Products", on_changes, &late));
+    ODS_CHECK_INT_EQ(ods_observer_remove(m), ODS_OK);
+    ODS_CHECK_INT_EQ(seen_bad(&marker), 0);
     ods_store_close(store);
     ods_store_close(online);
     ODS_CHECK_INT_EQ(ods_observer_remove(l), ODS_OK);
@@ -271,6 +288,7 @@ static void check_write_and_download(const char *url) {
     seen_free(&once);
     seen_free(&slow);
     seen_free(&late);
+    seen_free(&marker);
     unlink(store_path);
 }
 

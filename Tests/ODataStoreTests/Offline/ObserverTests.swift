@@ -106,7 +106,13 @@ struct ObserverTests {
         _ = try await LocalWriteTests.run(store, .update, "Products(7)", body: #"{"Name":"One"}"#).get()
         for _ in 0..<200 where calls.withLock({ $0 }) == 0 { try await Task.sleep(nanoseconds: 10_000_000) }
         _ = try await LocalWriteTests.run(store, .update, "Products(7)", body: #"{"Name":"Two"}"#).get()
-        try await Task.sleep(nanoseconds: 200_000_000)
+        // A marker write, not a sleep: callbacks run one at a time in commit order, so a call
+        // for "Two" would have run before the marker's.
+        let marker = Recorder()
+        let m = try store.observe("Categories") { _, c in marker.record(c) }
+        _ = try await LocalWriteTests.run(store, .update, "Categories(2)", body: #"{"Name":"Marker"}"#).get()
+        try await marker.waitFor { !$0.isEmpty }
+        m.remove()
         #expect(calls.withLock { $0 } == 1)
         let after = products.batches.withLock { $0.count }
         #expect(after == products.batches.withLock { $0.count })
