@@ -1539,7 +1539,8 @@ typedef enum ods_log_level {
 } ods_log_level;
 
 /** A log callback. `level` is an ods_log_level; `category` one of "store", "http", "retry",
- *  "logon", "csrf", "download", "upload"; `message` one line of UTF-8 without a trailing
+ *  "logon", "csrf", "download", "upload", "local" (requests answered from the store's file),
+ *  "route" (a mixed store's choice of side; more may be added); `message` one line of UTF-8 without a trailing
  *  newline. Both strings are BORROWED for the duration of the call (copy what you keep).
  *
  *  THREADING. Called on whatever thread logs: the store's HTTP thread, its database

@@ -44,21 +44,27 @@ final class MixedEngine: RequestEngine {
 
     /// The side that answers `job` now: the request's own route, else the working mode, else
     /// (mixed) the offline engine's verdict on what its file covers.
-    func side(for job: RequestJob) -> ResponseSource {
+    func side(for job: RequestJob) -> ResponseSource { choose(job).side }
+
+    /// The side and the reason for it (the log's `route` lines).
+    private func choose(_ job: RequestJob) -> (side: ResponseSource, why: StaticString) {
         switch job.route {
-        case .online: return .online
-        case .offline: return .offline
+        case .online: return (.online, "the request's route")
+        case .offline: return (.offline, "the request's route")
         case .automatic: break
         }
         switch workingMode {
-        case .online: return .online
-        case .offline: return .offline
-        case .mixed: return offline.answersLocally(job) ? .offline : .online
+        case .online: return (.online, "working mode online")
+        case .offline: return (.offline, "working mode offline")
+        case .mixed:
+            if job.mode == .function { return (.online, "function imports run on the service") }
+            return offline.answersLocally(job) ? (.offline, "covered by the defining requests") : (.online, "not covered by the defining requests")
         }
     }
 
     func execute(_ job: RequestJob, completion: @escaping @Sendable (Result<Response, RequestFailure>) -> Void) -> EngineTask? {
-        let side = side(for: job)
+        let (side, why) = choose(job)
+        Log.routed(job, to: side, because: why)
         let engine: any RequestEngine = side == .offline ? offline : online
         return engine.execute(job) { result in
             completion(Self.mark(result, side))

@@ -195,6 +195,7 @@ final class OfflineEngine: RequestEngine, ServiceSessionOwner {
         let task = LocalTask()
         let queued = database.queue.async { [self] in
             guard !task.isCancelled else { return }
+            let start = Log.enabled(.info) ? MonotonicClock.now() : 0
             let result: Result<Response, RequestFailure>
             do throws(ODataStoreError) {
                 guard let file = database.file else { throw ODataStoreError(.closed, "the store is closed") }
@@ -211,6 +212,7 @@ final class OfflineEngine: RequestEngine, ServiceSessionOwner {
             } catch {
                 result = .failure(RequestFailure(error: error))
             }
+            if start != 0 { Log.localFinished(job, result, since: start) }
             completion(result)
         }
         if !queued { completion(.failure(RequestFailure(error: ODataStoreError(.closed, "the store is closed")))) }

@@ -25,6 +25,9 @@ public enum LogLevel: Int32, Sendable, Comparable, CaseIterable {
 /// framework can use it as a child logger's name).
 public enum LogCategory: String, Sendable, CaseIterable {
     case store, http, retry, logon, csrf, download, upload
+    /// Requests answered from an offline store's file (info), and a mixed store's choice of
+    /// side per request (`route`, debug).
+    case local, route
 }
 
 /// One message: borrowed by the handler for the call (copy what you keep).

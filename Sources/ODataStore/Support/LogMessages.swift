@@ -29,6 +29,37 @@ extension Log {
         return "\(request.method) \(url(request.url)): retry \(retry + 1) in \(delay) ms after \(why)"
     }
 
+    /// A request answered from the store's file: its outcome and time (info).
+    static func localFinished(_ job: RequestJob, _ result: Result<Response, RequestFailure>, since start: UInt64) {
+        switch result {
+        case .success(let response):
+            let what = job.mode == .read ? "\(response.entityCount) entit\(response.entityCount == 1 ? "y" : "ies")" : "stored"
+            info(.local, "\(modeName(job.mode)) \(url(job.path)) -> \(response.status) in \(elapsed(since: start)), \(what)")
+        case .failure(let failure):
+            let status = failure.error.httpStatus > 0 ? "\(failure.error.httpStatus)" : "refused"
+            info(.local, "\(modeName(job.mode)) \(url(job.path)) -> \(status) in \(elapsed(since: start)): \(failure.error.code.text)")
+        }
+    }
+
+    /// The side a mixed store chose for a request, and why (debug).
+    static func routed(_ job: RequestJob, to side: ResponseSource, because why: StaticString) {
+        debug(.route, "\(modeName(job.mode)) \(url(job.path)) -> \(side == .offline ? "offline" : "online") (\(why))")
+    }
+
+    /// A request mode as a word (not the HTTP method: local requests send none).
+    static func modeName(_ mode: RequestMode) -> String {
+        switch mode {
+        case .read: "READ"
+        case .create: "CREATE"
+        case .update: "UPDATE"
+        case .updatePut: "UPDATE (PUT)"
+        case .updateMerge: "UPDATE (MERGE)"
+        case .updatePatch: "UPDATE (PATCH)"
+        case .delete: "DELETE"
+        case .function: "FUNCTION"
+        }
+    }
+
     static func describe(_ error: HTTPTransportError) -> String {
         switch error {
         case .unreachable(let m): "unreachable: " + url(m)

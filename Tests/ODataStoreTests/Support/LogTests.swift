@@ -45,6 +45,25 @@ struct LogTests {
         #expect(ODataStoreLog.level == nil)
     }
 
+    @Test func mixedStoresLogWhereEachRequestGoes() async throws {
+        let server = try TestServer.start(.v4)
+        defer { server.stop() }
+        let options = MixedStoreTests.options(server.serviceRoot, path: OfflineStoreTests.temporaryPath("log-mixed.store"))
+        let (store, state, error) = try await OfflineStoreTests.opened(options)
+        #expect(state == .open, "\(String(describing: error))")
+        let lines = Lines()
+        ODataStoreLog.setHandler(level: .debug, lines.handler)
+        defer { ODataStoreLog.setHandler(level: .debug, nil) }
+        _ = try await MixedStoreTests.run(store, .read, "Customers?$top=1").get()
+        _ = try await MixedStoreTests.run(store, .read, "Categories?$top=1").get()
+        await store.close()
+        let log = lines.all
+        #expect(lines.has(.route, "READ Customers?$top=1 -> offline (covered by the defining requests)"), "\(log)")
+        #expect(lines.has(.route, "READ Categories?$top=1 -> online (not covered by the defining requests)"), "\(log)")
+        #expect(lines.has(.local, "READ Customers?$top=1 -> 200"), "\(log)")
+        #expect(lines.has(.http, "Categories?$top=1 -> 200"), "\(log)")
+    }
+
     @Test func offlineStoreLogsOpenDownloadUploadAndClose() async throws {
         let server = try TestServer.start(.v4)
         defer { server.stop() }
@@ -59,6 +78,8 @@ struct LogTests {
         let (store, state, error) = try await OfflineStoreTests.opened(options)
         #expect(state == .open, "\(String(describing: error))")
         _ = try await LocalWriteTests.run(store, .create, "Categories", body: #"{"Name":"Logged"}"#).get()
+        _ = try await OfflineStoreTests.run(store, "Categories?$top=2").get()
+        _ = try await OfflineStoreTests.run(store, "Categories(987654)")
         _ = try await store.upload()
         try await store.download()  // the delta link of the first download: a delta
         await store.close()
@@ -74,6 +95,11 @@ struct LogTests {
         #expect(lines.has(.download, "Categories: delta download (1 of 1)"), "\(log)")
         #expect(lines.has(.download, "delta link kept"), "\(log)")
         #expect(lines.has(.store, "store closed"), "\(log)")
+        // Requests answered from the file: outcome and time, never through `http`.
+        #expect(lines.has(.local, "CREATE Categories -> 201 in "), "\(log)")
+        #expect(lines.has(.local, "READ Categories?$top=2 -> 200 in ") && lines.has(.local, ", 2 entities"), "\(log)")
+        #expect(lines.has(.local, "READ Categories(987654) -> 404 in ") && lines.has(.local, ": not found"), "\(log)")
+        #expect(!lines.has(.http, "Categories?$top=2"), "\(log)")
         #expect(!log.contains("Very-Secret-1") && !log.contains("bG9nZ2VyOlZlcnktU2VjcmV0LTE"), "\(log)")
     }
 }

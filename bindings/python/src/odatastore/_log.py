@@ -26,7 +26,8 @@ LOG_INFO = 3
 LOG_DEBUG = 4
 
 #: ``handler(level, category, message)``: level is one of LOG_ERROR..LOG_DEBUG, category a
-#: short word ("http", "retry", "logon", "csrf", "download", "upload", "store").
+#: short word ("http", "retry", "logon", "csrf", "download", "upload", "store",
+#: "local", "route").
 LogHandler = Callable[[int, str, str], None]
 
 _LOG_CB = ctypes.CFUNCTYPE(None, c_int, c_char_p, c_char_p, c_void_p)
