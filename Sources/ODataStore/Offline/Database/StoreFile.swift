@@ -138,7 +138,7 @@ final class StoreFile {
     private static func createTables(_ c: SQLiteConnection, schema: StoreSchema, serviceRoot: String, metadata: [UInt8]) throws(SQLiteError) {
         do {
             try c.transaction {
-                for s in SystemTables.version1 { try c.execute(s) }
+                for s in SystemTables.current { try c.execute(s) }
                 for s in schema.ddl { try c.execute(s) }
                 for name in schema.tables.values.map(\.sqlName).sorted() {
                     try c.run("INSERT INTO ods_tables (name) VALUES (?1)", [.text(name)])

@@ -1,10 +1,12 @@
+import CSQLite
 import ODataProtocol
 
 /// Writes entities from the canonical JSON of a page into the store's tables: each entity
 /// upserted by key (only the properties the page carries are changed, so a `$select`ed page
 /// never blanks columns another defining request filled), expanded navigation entities into
 /// their own tables with their links, and each row recorded as brought down by the defining
-/// request (`ods_members`).
+/// request: the rows a download inserts as runs of row ids (`MemberRanges`), the rows it finds
+/// already there as `ods_members` rows.
 ///
 /// The JSON is walked once with the protocol layer's scanner; values go straight from the
 /// page's bytes into bound statement parameters (text without escapes is never copied into a
@@ -50,6 +52,10 @@ final class EntityWriter {
         var membersStatement: SQLiteStatement?
         var upsertStatements: [UpsertKey: SQLiteStatement] = [:]
         var keyLookups: [ObjectIdentifier: (statement: SQLiteStatement, columns: [Int])] = [:]
+        /// Per table id: no range of `ods_member_ranges` covers a row id above this (read once
+        /// per file, raised as writers add ranges; a rolled-back range leaves it too high,
+        /// which only costs a needless `MemberRanges.cut`).
+        var rangesCoverUpTo: [Int64: Int64] = [:]
 
         /// Drops the statements (before the connection closes).
         func finalize() {
@@ -96,7 +102,13 @@ final class EntityWriter {
             }
         }
         switch result {
-        case .success(let n): return n
+        case .success(let n):
+            do throws(SQLiteError) {
+                try flushRanges()
+            } catch {
+                throw error.storeError("cannot store the downloaded entities")
+            }
+            return n
         case .failure(.json(let e)):
             if let f = sqliteFailure { throw f.storeError("cannot store the downloaded entities") }
             throw ODataStoreError(.protocol, "the downloaded page is not valid canonical JSON: \(e)")
@@ -240,18 +252,9 @@ final class EntityWriter {
         }
         let rid: Int64
         do throws(SQLiteError) {
-            rid = try upsert(table, cells, etag: etag, type: type, extra: extra, page: page)
-            // The membership statement prepared once per store file, integers bound directly.
-            let members: SQLiteStatement
-            if let m = shared.membersStatement { members = m } else {
-                members = try file.connection.prepare("INSERT OR IGNORE INTO ods_members (request, tbl, rid) VALUES (?1, ?2, ?3)")
-                shared.membersStatement = members
-            }
-            defer { members.reset() }
-            try members.bind(.integer(requestID), at: 1)
-            try members.bind(.integer(tableID(table)), at: 2)
-            try members.bind(.integer(rid), at: 3)
-            _ = try members.step()
+            let written = try upsert(table, cells, etag: etag, type: type, extra: extra, page: page)
+            rid = written.rid
+            try recordMembership(table, rid: rid, inserted: written.inserted)
             for nav in navigations {
                 try link(nav.item.link, parent: rid, children: nav.children,
                          replace: nav.complete && !incomplete.contains(nav.item.link.name))
@@ -404,7 +407,7 @@ final class EntityWriter {
     }
 
     private func upsert(_ table: EntityTable, _ cells: [CellValue?], etag: CellValue, type: CellValue, extra: [UInt8],
-                        page: UnsafeBufferPointer<UInt8>) throws(SQLiteError) -> Int64 {
+                        page: UnsafeBufferPointer<UInt8>) throws(SQLiteError) -> (rid: Int64, inserted: Bool) {
         var present: [Int] = []
         present.reserveCapacity(cells.count)
         for (i, c) in cells.enumerated() where c != nil { present.append(i) }
@@ -423,10 +426,12 @@ final class EntityWriter {
         for (k, i) in present.enumerated() {
             try cells[i]!.bind(st, at: 4 + k, page: page)
         }
-        let before = file.connection.lastInsertRowID
+        // SQLite never hands out row id 0 (a new row gets the largest id plus one, at least
+        // 1): a 0 after the step means the upsert took its update path.
+        sqlite3_set_last_insert_rowid(file.connection.handle, 0)
         _ = try st.step()
         let after = file.connection.lastInsertRowID
-        if after != before { return after }
+        if after != 0 { return (after, true) }
         // The update path (the row was there): find its row id by key.
         let lookup: (statement: SQLiteStatement, columns: [Int])
         if let l = shared.keyLookups[id] { lookup = l } else {
@@ -441,7 +446,62 @@ final class EntityWriter {
             try (i >= 0 ? cells[i] ?? .null : .null).bind(lookup.statement, at: k + 1, page: page)
         }
         guard try lookup.statement.step() else { throw SQLiteError(code: 1, message: "upserted row not found", sql: nil) }
-        return lookup.statement.int64(at: 0)
+        return (lookup.statement.int64(at: 0), false)
+    }
+
+    // MARK: - Membership
+
+    /// Per table id: the run of row ids this writer inserted for its defining request and has
+    /// not recorded yet (`flushRanges`).
+    private var openRanges: [Int64: (lo: Int64, hi: Int64)] = [:]
+
+    /// Records `rid` of `table` as a member of the writer's request: a row a download
+    /// inserted joins the run of row ids it is writing (`MemberRanges`), any other row gets
+    /// an `ods_members` row (one statement prepared once per store file, integers bound
+    /// directly).
+    private func recordMembership(_ table: EntityTable, rid: Int64, inserted: Bool) throws(SQLiteError) {
+        let tid = tableID(table)
+        if inserted {
+            // A new row: no range may cover its id (it may be the id of a removed row).
+            let coveredUpTo: Int64
+            if let v = shared.rangesCoverUpTo[tid] { coveredUpTo = v } else {
+                coveredUpTo = try MemberRanges(file: file).maxCovered(tbl: tid)
+                shared.rangesCoverUpTo[tid] = coveredUpTo
+            }
+            if rid <= coveredUpTo { try MemberRanges(file: file).cut(tbl: tid, rid: rid) }
+            if requestID != 0 {
+                if let open = openRanges[tid] {
+                    if open.hi + 1 == rid {
+                        openRanges[tid] = (open.lo, rid)
+                        return
+                    }
+                    try MemberRanges(file: file).add(request: requestID, tbl: tid, lo: open.lo, hi: open.hi)
+                }
+                openRanges[tid] = (rid, rid)
+                return
+            }
+        }
+        let members: SQLiteStatement
+        if let m = shared.membersStatement { members = m } else {
+            members = try file.connection.prepare("INSERT OR IGNORE INTO ods_members (request, tbl, rid) VALUES (?1, ?2, ?3)")
+            shared.membersStatement = members
+        }
+        defer { members.reset() }
+        try members.bind(.integer(requestID), at: 1)
+        try members.bind(.integer(tid), at: 2)
+        try members.bind(.integer(rid), at: 3)
+        _ = try members.step()
+    }
+
+    /// Writes the runs of inserted row ids still open (at the end of each page, inside its
+    /// transaction, before anything reads memberships).
+    private func flushRanges() throws(SQLiteError) {
+        for tid in openRanges.keys.sorted() {
+            guard let r = openRanges[tid] else { continue }
+            try MemberRanges(file: file).add(request: requestID, tbl: tid, lo: r.lo, hi: r.hi)
+            shared.rangesCoverUpTo[tid] = max(shared.rangesCoverUpTo[tid] ?? 0, r.hi)
+        }
+        openRanges.removeAll()
     }
 
     private func upsertStatement(_ table: EntityTable, _ present: [Int]) throws(SQLiteError) -> SQLiteStatement {
