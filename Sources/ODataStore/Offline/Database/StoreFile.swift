@@ -120,6 +120,9 @@ final class StoreFile {
                 try migrate(c)
             }
             for s in SystemTables.indexes { try c.execute(s) }
+            // A first download interrupted before its last page left these out (it makes them
+            // after the last page: `OfflineDatabase.writePage`).
+            if !create { for index in schema.secondaryIndexes { try c.execute(index.sql) } }
             var ids: [String: Int64] = [:]
             for row in try c.rows("SELECT id, name FROM ods_tables") {
                 if case .integer(let id) = row[0], case .text(let name) = row[1] { ids[name] = id }
