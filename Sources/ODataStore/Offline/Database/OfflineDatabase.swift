@@ -92,7 +92,17 @@ final class OfflineDatabase: Sendable {
             var written = 0
             try f.connection.transaction {
                 let before = try definingRequest(id: target.id)
-                written = try writer.writePage(payload.json, table: target.definition.table, expand: target.definition.expand,
+                let table = target.definition.table
+                // A first download into an empty table loads it without its secondary indexes
+                // and makes them once after its last page (CREATE INDEX sorts once instead of
+                // one B-tree insert per row: about 2,000 fewer instructions per row). Only
+                // speed depends on them: an interrupted download leaves them missing until
+                // its last page or the next opening of the file, which makes missing ones.
+                let indexes = isCollection ? f.schema.secondaryIndexes.filter { $0.table === table } : []
+                if !indexes.isEmpty, try f.connection.scalar("SELECT 1 FROM \(table.quoted) LIMIT 1") == nil {
+                    for index in indexes { try f.connection.execute("DROP INDEX IF EXISTS \(SQLName.quote(index.name))") }
+                }
+                written = try writer.writePage(payload.json, table: table, expand: target.definition.expand,
                                                isCollection: isCollection)
                 // Local changes stay on top: what the service removed goes (unless changed
                 // locally), what was deleted locally and not uploaded stays deleted.
@@ -101,6 +111,7 @@ final class OfflineDatabase: Sendable {
                 try refresh.reapplyQueuedDeletes()
                 let done = nextLink == nil
                 if done, before.refresh == .full { try refresh.evictUnseen(request: target.id) }
+                if done { for index in indexes { try f.connection.execute(index.sql) } }
                 try f.connection.run("""
                     UPDATE ods_defining_requests SET state = ?2, next_link = ?3, entities = entities + ?4, bytes = bytes + ?5,
                         expected = coalesce(?6, expected), last_download = CASE WHEN ?7 THEN ?8 ELSE last_download END,

@@ -55,6 +55,15 @@ final class SQLiteStatement {
         guard rc == SQLITE_OK else { throw SQLiteError(code: rc, message: connection.lastMessage, sql: sql) }
     }
 
+    /// Binds UTF-8 bytes as text without copying them (SQLITE_STATIC): they must stay valid
+    /// and unchanged until the statement is reset (`reset` clears the bindings) or the
+    /// parameter bound again. For values taken from a page buffer that outlives the step.
+    func bindTextNoCopy(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) throws(SQLiteError) {
+        let base = UnsafeRawPointer(bytes.baseAddress ?? Self.empty.utf8Start).assumingMemoryBound(to: CChar.self)
+        let rc = sqlite3_bind_text(handle, Int32(index), base, Int32(bytes.count), nil)
+        guard rc == SQLITE_OK else { throw SQLiteError(code: rc, message: connection.lastMessage, sql: sql) }
+    }
+
     private static let empty: StaticString = ""
 
     private static func bindText(_ handle: OpaquePointer, _ i: Int32, _ b: UnsafeBufferPointer<UInt8>) -> Int32 {

@@ -120,6 +120,9 @@ final class StoreFile {
                 try migrate(c)
             }
             for s in SystemTables.indexes { try c.execute(s) }
+            // A first download interrupted before its last page left these out (it makes them
+            // after the last page: `OfflineDatabase.writePage`).
+            if !create { for index in schema.secondaryIndexes { try c.execute(index.sql) } }
             var ids: [String: Int64] = [:]
             for row in try c.rows("SELECT id, name FROM ods_tables") {
                 if case .integer(let id) = row[0], case .text(let name) = row[1] { ids[name] = id }
@@ -138,7 +141,7 @@ final class StoreFile {
     private static func createTables(_ c: SQLiteConnection, schema: StoreSchema, serviceRoot: String, metadata: [UInt8]) throws(SQLiteError) {
         do {
             try c.transaction {
-                for s in SystemTables.version1 { try c.execute(s) }
+                for s in SystemTables.current { try c.execute(s) }
                 for s in schema.ddl { try c.execute(s) }
                 for name in schema.tables.values.map(\.sqlName).sorted() {
                     try c.run("INSERT INTO ods_tables (name) VALUES (?1)", [.text(name)])

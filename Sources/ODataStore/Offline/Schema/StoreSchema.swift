@@ -143,8 +143,17 @@ final class StoreSchema: Sendable {
         var out: [String] = []
         for name in tables.keys.sorted() { out += tables[name]!.ddl }
         for name in linkTables { out += NavigationLink.linkTableDDL(name) }
-        // Indexes on the columns navigation joins compare (foreign keys), so navigation reads
-        // and $expand do not scan the target table.
+        out += secondaryIndexes.map(\.sql)
+        return out
+    }
+
+    /// The indexes on the columns navigation joins compare (foreign keys), so navigation
+    /// reads and $expand do not scan the target table: per index its table, name (unquoted)
+    /// and `CREATE INDEX IF NOT EXISTS` statement. Nothing needs them to be correct, only
+    /// fast, so a first download may drop those of the table it fills and make them after
+    /// its last page (`OfflineDatabase.writePage`); opening a file makes missing ones.
+    var secondaryIndexes: [(table: EntityTable, name: String, sql: String)] {
+        var out: [(table: EntityTable, name: String, sql: String)] = []
         var indexed: Set<String> = []
         for key in links.keys.sorted() {
             guard let link = links[key], case .columns(let pairs) = link.join else { continue }
@@ -152,7 +161,8 @@ final class StoreSchema: Sendable {
             if cols == link.target.keyColumns { continue }
             let indexName = link.target.sqlName + "@" + cols.map(\.sqlName).joined(separator: ",")
             guard indexed.insert(indexName).inserted else { continue }
-            out.append("CREATE INDEX IF NOT EXISTS \(SQLName.quote(indexName)) ON \(link.target.quoted) (\(cols.map(\.quoted).joined(separator: ", ")))")
+            out.append((link.target, indexName,
+                        "CREATE INDEX IF NOT EXISTS \(SQLName.quote(indexName)) ON \(link.target.quoted) (\(cols.map(\.quoted).joined(separator: ", ")))"))
         }
         return out
     }

@@ -7,6 +7,7 @@
 /// | `ods_tables` | a small id for each entity table (used by `ods_members`) |
 /// | `ods_defining_requests` | each defining request: its path, its entity set, download state, where an interrupted download resumes (`next_link`), the delta link, counts, last download, and the kind of the download in progress when it is a refresh (`refresh`: `full` replaces what it brought down, `delta` applies the service's changes) |
 /// | `ods_members` | which rows each defining request brought down, so rows two requests share are kept until neither needs them (`request` 0: rows the store wrote itself, from local writes and upload answers; `-id`: rows of a full refresh of `id` in progress not seen again yet) |
+/// | `ods_member_ranges` | the same as runs of row ids (format 2): rows `lo`...`hi` of table `tbl` are members of `request`. A download writes a range instead of one `ods_members` row per entity for the rows it inserts (a first download inserts every row, with consecutive row ids); rows it finds already there get `ods_members` rows. A row is a member of a request when either table says so. A range may still cover the ids of rows removed since (removing a row does not cut ranges); `EntityWriter` cuts the ranges covering a new row's id before it records the row, so a reused row id never inherits a membership |
 /// | `ods_queue` | local changes waiting for upload, in order: the operation, the row it changed (`tbl`, `rid`), the properties changed, the ETag the entity had, the parent of a create through a navigation, the key of a deleted entity, the Repeatability-Request-ID and when it was first sent |
 /// | `ods_errors` | the error archive: changes the service refused, with the request sent and the service's answer |
 /// | `ods_local_keys` | keys made locally for created entities the service will key, and the service's key once uploaded |
@@ -14,7 +15,10 @@ enum SystemTables {
     /// `PRAGMA application_id` of a store file: "ODST".
     static let applicationID: Int32 = 0x4F44_5354
     /// `PRAGMA user_version`: the file format. A newer number than this library knows is refused.
-    static let formatVersion: Int32 = 1
+    static let formatVersion: Int32 = 2
+
+    /// The statements that create a new file: format 1 and the migrations after it.
+    static var current: [String] { version1 + migrations.flatMap { $0 } }
 
     /// The statements that create format 1.
     static let version1: [String] = [
@@ -88,6 +92,15 @@ enum SystemTables {
         "CREATE INDEX IF NOT EXISTS ods_errors_row ON ods_errors (tbl, rid)",
     ]
 
-    /// Migrations from format n to n + 1 (index n - 1). Empty while there is one format.
-    static let migrations: [[String]] = []
+    /// Migrations from format n to n + 1 (index n - 1).
+    /// 1 -> 2: `ods_member_ranges` (an empty table: the per-row memberships of format 1 keep
+    /// their meaning).
+    static let migrations: [[String]] = [
+        [
+            "CREATE TABLE ods_member_ranges (request INTEGER NOT NULL, tbl INTEGER NOT NULL, lo INTEGER NOT NULL, hi INTEGER NOT NULL)",
+            "CREATE INDEX ods_member_ranges_request ON ods_member_ranges (request, tbl, hi)",
+            "CREATE INDEX ods_member_ranges_row ON ods_member_ranges (tbl, lo)",
+            "UPDATE ods_store SET value = 2 WHERE name = 'format'",
+        ],
+    ]
 }

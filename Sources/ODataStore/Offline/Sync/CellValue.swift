@@ -11,12 +11,14 @@ enum CellValue {
     /// Text that had escapes, unescaped (or made by the writer).
     case bytes([UInt8])
 
+    /// Binds the value; `.raw` text is bound without a copy, so `page` must stay valid until
+    /// the statement is reset.
     func bind(_ s: SQLiteStatement, at index: Int, page: UnsafeBufferPointer<UInt8>) throws(SQLiteError) {
         switch self {
         case .null: try s.bind(.null, at: index)
         case .integer(let v): try s.bind(.integer(v), at: index)
         case .real(let v): try s.bind(.real(v), at: index)
-        case .raw(let r): try s.bindText(UnsafeBufferPointer(rebasing: page[r]), at: index)
+        case .raw(let r): try s.bindTextNoCopy(UnsafeBufferPointer(rebasing: page[r]), at: index)
         case .bytes(let b): try b.withUnsafeBufferPointer { (p) throws(SQLiteError) in try s.bindText(p, at: index) }
         }
     }

@@ -1,10 +1,13 @@
+import CSQLite
+import Glibc
 import ODataProtocol
 
 /// Writes entities from the canonical JSON of a page into the store's tables: each entity
 /// upserted by key (only the properties the page carries are changed, so a `$select`ed page
 /// never blanks columns another defining request filled), expanded navigation entities into
 /// their own tables with their links, and each row recorded as brought down by the defining
-/// request (`ods_members`).
+/// request: the rows a download inserts as runs of row ids (`MemberRanges`), the rows it finds
+/// already there as `ods_members` rows.
 ///
 /// The JSON is walked once with the protocol layer's scanner; values go straight from the
 /// page's bytes into bound statement parameters (text without escapes is never copied into a
@@ -47,9 +50,14 @@ final class EntityWriter {
         /// finds columns by comparing bytes instead of hashing Strings.
         var memberCache: [ObjectIdentifier: [(name: [UInt8], index: Int)]] = [:]
         var topLevelIndex: [ObjectIdentifier: [String: Int]] = [:]
+        var columnKinds: [ObjectIdentifier: [ColumnKind]] = [:]
         var membersStatement: SQLiteStatement?
         var upsertStatements: [UpsertKey: SQLiteStatement] = [:]
         var keyLookups: [ObjectIdentifier: (statement: SQLiteStatement, columns: [Int])] = [:]
+        /// Per table id: no range of `ods_member_ranges` covers a row id above this (read once
+        /// per file, raised as writers add ranges; a rolled-back range leaves it too high,
+        /// which only costs a needless `MemberRanges.cut`).
+        var rangesCoverUpTo: [Int64: Int64] = [:]
 
         /// Drops the statements (before the connection closes).
         func finalize() {
@@ -96,7 +104,13 @@ final class EntityWriter {
             }
         }
         switch result {
-        case .success(let n): return n
+        case .success(let n):
+            do throws(SQLiteError) {
+                try flushRanges()
+            } catch {
+                throw error.storeError("cannot store the downloaded entities")
+            }
+            return n
         case .failure(.json(let e)):
             if let f = sqliteFailure { throw f.storeError("cannot store the downloaded entities") }
             throw ODataStoreError(.protocol, "the downloaded page is not valid canonical JSON: \(e)")
@@ -155,6 +169,8 @@ final class EntityWriter {
         var odataID: String?
         let id = ObjectIdentifier(table)
         var cache = shared.memberCache[id] ?? []
+        var cacheChanged = false
+        let kinds = columnKinds(table)
         var position = 0
         guard try s.beginObject() else { throw s.fail("an entity without properties") }
         repeat {
@@ -195,9 +211,10 @@ final class EntityWriter {
             }
             // A property or an expanded navigation: find its column (cached by position).
             var index = -1
-            if position < cache.count, !key.escaped, cache[position].name.elementsEqual(keyBytes) {
+            if position < cache.count, !key.escaped, Self.same(cache[position].name, keyBytes) {
                 index = cache[position].index
             } else {
+                cacheChanged = true
                 let name = s.string(key)
                 index = topLevel(table)[name] ?? -1
                 if index < 0, let item = expand.item(named: name) {
@@ -208,11 +225,11 @@ final class EntityWriter {
             }
             position += 1
             if index >= 0 {
-                let column = table.columns[index]
-                if column.kind == .presence {
-                    try complex(&s, page, table: table, prefix: column.pathText, presence: index, into: &cells)
+                let kind = kinds[index]
+                if kind == .presence {
+                    try complex(&s, page, table: table, prefix: table.columns[index].pathText, presence: index, into: &cells)
                 } else {
-                    cells[index] = try value(&s, page, column)
+                    cells[index] = try value(&s, page, kind)
                 }
             } else if index <= -2 {
                 let item = expand.items[-2 - index]
@@ -233,25 +250,16 @@ final class EntityWriter {
                 try appendExtra(&extra, &s, page, key)
             }
         } while try s.nextMember()
-        shared.memberCache[id] = cache
+        if cacheChanged { shared.memberCache[id] = cache }
         if removed {
             if let odataID { removedIDs.append(odataID) }
             return nil
         }
         let rid: Int64
         do throws(SQLiteError) {
-            rid = try upsert(table, cells, etag: etag, type: type, extra: extra, page: page)
-            // The membership statement prepared once per store file, integers bound directly.
-            let members: SQLiteStatement
-            if let m = shared.membersStatement { members = m } else {
-                members = try file.connection.prepare("INSERT OR IGNORE INTO ods_members (request, tbl, rid) VALUES (?1, ?2, ?3)")
-                shared.membersStatement = members
-            }
-            defer { members.reset() }
-            try members.bind(.integer(requestID), at: 1)
-            try members.bind(.integer(tableID(table)), at: 2)
-            try members.bind(.integer(rid), at: 3)
-            _ = try members.step()
+            let written = try upsert(table, cells, etag: etag, type: type, extra: extra, page: page)
+            rid = written.rid
+            try recordMembership(table, rid: rid, inserted: written.inserted)
             for nav in navigations {
                 try link(nav.item.link, parent: rid, children: nav.children,
                          replace: nav.complete && !incomplete.contains(nav.item.link.name))
@@ -264,6 +272,26 @@ final class EntityWriter {
         rowsWritten += 1
         return rid
     }
+
+    /// Whether the bytes of `a` and `b` are the same (the member names of the cache).
+    private static func same(_ a: [UInt8], _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+        guard a.count == b.count else { return false }
+        guard let q = b.baseAddress, !a.isEmpty else { return true }
+        return a.withUnsafeBufferPointer { memcmp($0.baseAddress!, q, a.count) == 0 }
+    }
+
+    /// The kind of each column of `table`, by column index (not copying `Column` values,
+    /// with their strings, for each value).
+    private func columnKinds(_ table: EntityTable) -> [ColumnKind] {
+        let id = ObjectIdentifier(table)
+        if let k = lastKinds, k.table == id { return k.kinds }
+        let kinds = shared.columnKinds[id] ?? table.columns.map(\.kind)
+        shared.columnKinds[id] = kinds
+        lastKinds = (id, kinds)
+        return kinds
+    }
+
+    private var lastKinds: (table: ObjectIdentifier, kinds: [ColumnKind])?
 
     private func topLevel(_ table: EntityTable) -> [String: Int] {
         let id = ObjectIdentifier(table)
@@ -297,11 +325,11 @@ final class EntityWriter {
                 try s.skipValue()
                 continue
             }
-            let column = table.columns[index]
-            if column.kind == .presence {
+            let kind = table.columns[index].kind
+            if kind == .presence {
                 try complex(&s, page, table: table, prefix: path, presence: index, into: &cells)
             } else {
-                cells[index] = try value(&s, page, column)
+                cells[index] = try value(&s, page, kind)
             }
         } while try s.nextMember()
     }
@@ -320,10 +348,10 @@ final class EntityWriter {
         return .bytes(scratch)
     }
 
-    /// The value at the scanner as `column` stores it.
-    private func value(_ s: inout JSONScanner, _ page: UnsafeBufferPointer<UInt8>, _ column: Column) throws(JSONError) -> CellValue {
+    /// The value at the scanner as a column of `kind` stores it.
+    private func value(_ s: inout JSONScanner, _ page: UnsafeBufferPointer<UInt8>, _ kind: ColumnKind) throws(JSONError) -> CellValue {
         let first = try s.peek()
-        if column.kind == .json {
+        if kind == .json {
             let start = s.pos
             if first == UInt8(ascii: "n") {
                 _ = try s.scanLiteral()
@@ -342,7 +370,7 @@ final class EntityWriter {
         case UInt8(ascii: "\""):
             let t = try s.scanString()
             let bytes = UnsafeBufferPointer(rebasing: page[t.start..<t.end])
-            switch column.kind {
+            switch kind {
             case .integer:
                 if !t.escaped, let v = JSONNumber.int64(bytes) { return .integer(v) }
             case .real:
@@ -362,7 +390,7 @@ final class EntityWriter {
         default:
             let r = try s.scanNumber()
             let bytes = UnsafeBufferPointer(rebasing: page[r])
-            switch column.kind {
+            switch kind {
             case .integer, .boolean:
                 if let v = JSONNumber.int64(bytes) { return .integer(v) }
                 return .raw(r)
@@ -403,30 +431,53 @@ final class EntityWriter {
         return v
     }
 
-    private func upsert(_ table: EntityTable, _ cells: [CellValue?], etag: CellValue, type: CellValue, extra: [UInt8],
-                        page: UnsafeBufferPointer<UInt8>) throws(SQLiteError) -> Int64 {
+    /// Whether `present` lists exactly the indexes of the cells that are set.
+    private static func matches(_ present: [Int], _ cells: [CellValue?]) -> Bool {
+        var k = 0
+        for i in cells.indices where cells[i] != nil {
+            guard k < present.count, present[k] == i else { return false }
+            k += 1
+        }
+        return k == present.count
+    }
+
+    private static func present(_ cells: [CellValue?]) -> [Int] {
         var present: [Int] = []
         present.reserveCapacity(cells.count)
         for (i, c) in cells.enumerated() where c != nil { present.append(i) }
-        let id = ObjectIdentifier(table)
-        let st: SQLiteStatement
-        if let last = lastUpsert, last.table == id, last.present == present {
-            st = last.statement
-        } else {
-            st = try upsertStatement(table, present)
-            lastUpsert = (id, present, st)
-        }
-        defer { st.reset() }
+        return present
+    }
+
+    private func bindRow(_ st: SQLiteStatement, _ present: [Int], _ cells: [CellValue?], etag: CellValue, type: CellValue,
+                         extra: [UInt8], page: UnsafeBufferPointer<UInt8>) throws(SQLiteError) {
         try type.bind(st, at: 1, page: page)
         try etag.bind(st, at: 2, page: page)
         try (extra.isEmpty ? CellValue.null : .bytes(extra + [UInt8(ascii: "}")])).bind(st, at: 3, page: page)
         for (k, i) in present.enumerated() {
             try cells[i]!.bind(st, at: 4 + k, page: page)
         }
-        let before = file.connection.lastInsertRowID
+    }
+
+    private func upsert(_ table: EntityTable, _ cells: [CellValue?], etag: CellValue, type: CellValue, extra: [UInt8],
+                        page: UnsafeBufferPointer<UInt8>) throws(SQLiteError) -> (rid: Int64, inserted: Bool) {
+        let id = ObjectIdentifier(table)
+        let st: SQLiteStatement
+        let present: [Int]
+        if let last = lastUpsert, last.table == id, Self.matches(last.present, cells) {
+            (st, present) = (last.statement, last.present)
+        } else {
+            present = Self.present(cells)
+            st = try upsertStatement(table, present)
+            lastUpsert = (id, present, st)
+        }
+        defer { st.reset() }
+        try bindRow(st, present, cells, etag: etag, type: type, extra: extra, page: page)
+        // SQLite never hands out row id 0 (a new row gets the largest id plus one, at least
+        // 1): a 0 after the step means the upsert took its update path.
+        sqlite3_set_last_insert_rowid(file.connection.handle, 0)
         _ = try st.step()
         let after = file.connection.lastInsertRowID
-        if after != before { return after }
+        if after != 0 { return (after, true) }
         // The update path (the row was there): find its row id by key.
         let lookup: (statement: SQLiteStatement, columns: [Int])
         if let l = shared.keyLookups[id] { lookup = l } else {
@@ -441,7 +492,95 @@ final class EntityWriter {
             try (i >= 0 ? cells[i] ?? .null : .null).bind(lookup.statement, at: k + 1, page: page)
         }
         guard try lookup.statement.step() else { throw SQLiteError(code: 1, message: "upserted row not found", sql: nil) }
-        return lookup.statement.int64(at: 0)
+        return (lookup.statement.int64(at: 0), false)
+    }
+
+    // MARK: - Membership
+
+    /// The run of row ids this writer inserted for its defining request and has not recorded
+    /// yet, in the table it wrote last (`flushRanges` records it); those of other tables it
+    /// wrote into in between wait in `parkedRuns`.
+    private var run: (tbl: Int64, lo: Int64, hi: Int64)?
+    private var parkedRuns: [Int64: (lo: Int64, hi: Int64)] = [:]
+    /// `Shared.rangesCoverUpTo` of the table written last.
+    private var coverCache: (tbl: Int64, upTo: Int64)?
+
+    /// Records `rid` of `table` as a member of the writer's request: a row a download
+    /// inserted joins the run of row ids it is writing (`MemberRanges`), any other row gets
+    /// an `ods_members` row (one statement prepared once per store file, integers bound
+    /// directly).
+    private func recordMembership(_ table: EntityTable, rid: Int64, inserted: Bool) throws(SQLiteError) {
+        let tid = tableID(table)
+        if inserted {
+            // A new row: no range may cover its id (it may be the id of a removed row).
+            if try coveredUpTo(tid) >= rid { try MemberRanges(file: file).cut(tbl: tid, rid: rid) }
+            if requestID != 0 {
+                if let r = run, r.tbl == tid, r.hi + 1 == rid {
+                    run = (tid, r.lo, rid)
+                    return
+                }
+                if let r = run {
+                    if r.tbl == tid {
+                        try addRange(tid, r.lo, r.hi)
+                    } else {
+                        parkedRuns[r.tbl] = (r.lo, r.hi)
+                    }
+                }
+                run = (tid, rid, rid)
+                if let parked = parkedRuns.removeValue(forKey: tid) {
+                    if parked.hi + 1 == rid { run = (tid, parked.lo, rid) } else { try addRange(tid, parked.lo, parked.hi) }
+                }
+                return
+            }
+        }
+        let members: SQLiteStatement
+        if let m = shared.membersStatement { members = m } else {
+            members = try file.connection.prepare("INSERT OR IGNORE INTO ods_members (request, tbl, rid) VALUES (?1, ?2, ?3)")
+            shared.membersStatement = members
+        }
+        defer { members.reset() }
+        try members.bind(.integer(requestID), at: 1)
+        try members.bind(.integer(tid), at: 2)
+        try members.bind(.integer(rid), at: 3)
+        _ = try members.step()
+    }
+
+    /// Writes the runs of inserted row ids still open (at the end of each page, inside its
+    /// transaction, before anything reads memberships).
+    private func flushRanges() throws(SQLiteError) {
+        if let r = run { parkedRuns[r.tbl] = (r.lo, r.hi) }
+        run = nil
+        for tid in parkedRuns.keys.sorted() {
+            guard let r = parkedRuns[tid] else { continue }
+            try addRange(tid, r.lo, r.hi)
+        }
+        parkedRuns.removeAll()
+    }
+
+    private func addRange(_ tid: Int64, _ lo: Int64, _ hi: Int64) throws(SQLiteError) {
+        try MemberRanges(file: file).add(request: requestID, tbl: tid, lo: lo, hi: hi)
+        let upTo = max(try coveredUpTo(tid), hi)
+        shared.rangesCoverUpTo[tid] = upTo
+        coverCache = (tid, upTo)
+    }
+
+    /// No range of table `tid` covers a row id above this.
+    private func coveredUpTo(_ tid: Int64) throws(SQLiteError) -> Int64 {
+        if let c = coverCache, c.tbl == tid { return c.upTo }
+        let upTo: Int64
+        if let v = shared.rangesCoverUpTo[tid] { upTo = v } else {
+            upTo = try MemberRanges(file: file).maxCovered(tbl: tid)
+            shared.rangesCoverUpTo[tid] = upTo
+        }
+        coverCache = (tid, upTo)
+        return upTo
+    }
+
+    private func insertSQL(_ table: EntityTable, _ present: [Int]) -> String {
+        var names = [EntityTable.typeColumn, EntityTable.etagColumn, EntityTable.extraColumn].map(SQLName.quote)
+        names += present.map { table.columns[$0].quoted }
+        let placeholders = (1...names.count).map { "?\($0)" }
+        return "INSERT INTO \(table.quoted) (\(names.joined(separator: ", "))) VALUES (\(placeholders.joined(separator: ", ")))"
     }
 
     private func upsertStatement(_ table: EntityTable, _ present: [Int]) throws(SQLiteError) -> SQLiteStatement {
@@ -455,10 +594,9 @@ final class EntityWriter {
     private func upsertSQL(_ table: EntityTable, _ present: [Int]) -> String {
         var names = [EntityTable.typeColumn, EntityTable.etagColumn, EntityTable.extraColumn].map(SQLName.quote)
         names += present.map { table.columns[$0].quoted }
-        let placeholders = (1...names.count).map { "?\($0)" }
         let keys = table.keyColumns.map(\.quoted).joined(separator: ", ")
         let updates = names.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
-        var sql = "INSERT INTO \(table.quoted) (\(names.joined(separator: ", "))) VALUES (\(placeholders.joined(separator: ", "))) "
+        var sql = insertSQL(table, present) + " "
             + "ON CONFLICT (\(keys)) DO UPDATE SET \(updates)"
         if protectsLocalChanges { sql += " WHERE \(SQLName.quote(EntityTable.stateColumn)) = 0" }
         return sql

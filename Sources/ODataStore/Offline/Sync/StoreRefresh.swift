@@ -1,7 +1,7 @@
 /// What a download does to rows already in the store, beyond writing the page:
 ///
 /// - A **full refresh** of a defining request first moves its memberships aside (`ods_members`
-///   request `-id`); each row the new download brings down is a member again; when the last
+///   and `ods_member_ranges` request `-id`); each row the new download brings down is a member again; when the last
 ///   page is written, the rows it did not bring down lose that membership, and a row left with
 ///   no membership at all, and no local change waiting, leaves the store (with its links).
 ///   All in the transaction of the last page: a kill before it leaves the old rows readable
@@ -32,6 +32,7 @@ struct StoreRefresh {
             INSERT OR IGNORE INTO ods_members (request, tbl, rid) SELECT -request, tbl, rid FROM ods_members WHERE request = ?1
             """, [.integer(id)])
         try c.run("DELETE FROM ods_members WHERE request = ?1", [.integer(id)])
+        try MemberRanges(file: file).move(request: id, to: -id)
         try c.run("""
             UPDATE ods_defining_requests SET state = 'pending', next_link = NULL, delta_link = NULL, refresh = 'full',
                 entities = 0, bytes = 0, expected = NULL WHERE id = ?1
@@ -44,30 +45,43 @@ struct StoreRefresh {
     /// request's, so they follow it from now on.
     func evictUnseen(request id: Int64) throws(SQLiteError) {
         let c = file.connection
+        let ranges = MemberRanges(file: file)
         try c.run("""
-            DELETE FROM ods_members WHERE request IN (0, -?1) AND EXISTS
+            DELETE FROM ods_members WHERE request IN (0, -?1) AND (EXISTS
                 (SELECT 1 FROM ods_members m WHERE m.request = ?1 AND m.tbl = ods_members.tbl AND m.rid = ods_members.rid)
+                OR \(MemberRanges.covering(request: "?1", tbl: "ods_members.tbl", rid: "ods_members.rid")))
             """, [.integer(id)])
-        let unseen = try c.rows("SELECT tbl, rid FROM ods_members WHERE request = -?1", [.integer(id)])
+        var unseen = try c.rows("SELECT tbl, rid FROM ods_members WHERE request = -?1", [.integer(id)]).compactMap(Self.row)
+        unseen += try ranges.rows(of: [-id], except: id)
         try c.run("DELETE FROM ods_members WHERE request = -?1", [.integer(id)])
-        for row in unseen {
-            guard case .integer(let tableID) = row[0], case .integer(let rid) = row[1],
-                  let table = file.table(id: tableID) else { continue }
-            try removeIfUnneeded(table, tableID: tableID, rid: rid)
-        }
+        try ranges.delete(requests: [-id])
+        try removeIfUnneeded(unseen)
     }
 
     /// Forgets defining request `id` (removed from the store): its rows no other request
     /// needs, with no local change, are removed.
     func forget(request id: Int64) throws(SQLiteError) {
         let c = file.connection
-        let rows = try c.rows("SELECT tbl, rid FROM ods_members WHERE request IN (?1, -?1)", [.integer(id)])
+        let ranges = MemberRanges(file: file)
+        var rows = try c.rows("SELECT tbl, rid FROM ods_members WHERE request IN (?1, -?1)", [.integer(id)]).compactMap(Self.row)
+        rows += try ranges.rows(of: [id, -id])
         try c.run("DELETE FROM ods_members WHERE request IN (?1, -?1)", [.integer(id)])
+        try ranges.delete(requests: [id, -id])
         try c.run("DELETE FROM ods_defining_requests WHERE id = ?1", [.integer(id)])
-        for row in rows {
-            guard case .integer(let tableID) = row[0], case .integer(let rid) = row[1],
-                  let table = file.table(id: tableID) else { continue }
-            try removeIfUnneeded(table, tableID: tableID, rid: rid)
+        try removeIfUnneeded(rows)
+    }
+
+    private static func row(_ values: [SQLValue]) -> (tbl: Int64, rid: Int64)? {
+        guard case .integer(let tbl) = values[0], case .integer(let rid) = values[1] else { return nil }
+        return (tbl, rid)
+    }
+
+    /// Removes each row (once) that no request needs any more and has no local change.
+    private func removeIfUnneeded(_ rows: [(tbl: Int64, rid: Int64)]) throws(SQLiteError) {
+        var seen: Set<[Int64]> = []
+        for row in rows where seen.insert([row.tbl, row.rid]).inserted {
+            guard let table = file.table(id: row.tbl) else { continue }
+            try removeIfUnneeded(table, tableID: row.tbl, rid: row.rid)
         }
     }
 
@@ -109,6 +123,7 @@ struct StoreRefresh {
         let c = file.connection
         if case .integer? = try c.scalar("SELECT 1 FROM ods_members WHERE tbl = ?1 AND rid = ?2 LIMIT 1",
                                          [.integer(tableID), .integer(rid)]) { return }
+        if try MemberRanges(file: file).covers(tbl: tableID, rid: rid) { return }
         let state = try c.scalar("SELECT \(SQLName.quote(EntityTable.stateColumn)) FROM \(table.quoted) WHERE \(SQLName.quote(EntityTable.ridColumn)) = ?1",
                                  [.integer(rid)])
         guard case .integer(let s)? = state, s == RowState.synced.rawValue else { return }
