@@ -1,4 +1,4 @@
-"""odatastore binding: the shortcuts of the per-request path (docs/python.md, "Costs") give the
+"""odatastore binding: the shortcuts of the per-request path (docs/python.md, "Costs per request") give the
 same results as the long way, against the real V4 (odatapy) and V2 (pyslet) servers:
 
 * a Response keeps the library's response (ods_response_dup) and reads its attributes on
