@@ -41,6 +41,41 @@ CLIENTS = {
 }
 
 
+# Kept below the generated table (edit here, not in docs/benchmarks.md).
+NOTES = """\
+Where the binding's CPU goes (V4, user-space instructions per GET from valgrind callgrind:
+Ir of a 1,000-GET run minus a 0-GET run, divided by 1,000; independent of machine load).
+The library alone (`bench/get/ods_get.c`, same GETs, C callbacks) is about 176,000; the
+binding with bare ctypes (`ods_store_schedule`, a CFUNCTYPE completion that only counts) about
+189,000, and with `json.loads` of the payload about 243,000; python-odata about 4,010,000 and
+pyodata about 3,780,000 (V2).
+
+| Binding | Ir per GET | What changed |
+| --- | ---: | --- |
+| 91729df | 720,000 | - |
+| afc867f + 5494b13 | 435,000 | the Response keeps the library's response (`ods_response_dup`) and reads headers, body and the rest on first use (a GET copied ~14 header strings through ~30 ctypes calls); typing planned once per path shape and property names for flat entities; decoders made once; no `threading.local`, no `threading.Event` per request unless a thread waits |
+
+Not in the instruction count: ctypes gave every callback on the library's callback thread a
+new Python thread state (made and destroyed per call, with an mmap and munmap of its frame
+stack, page faults and a new decimal context: `strace -c` showed one mmap, one munmap and a
+gettid per GET). A thread-dispatch store now keeps one thread state for its callback thread
+from its first callback to its CLOSED callback: about 1 page fault and 3 system calls less per
+GET, and 20-25% less CPU per GET in alternating runs (0.26-0.29 against 0.33-0.36 ms).
+
+What is left: the library's own cost (`ods_get`: 0.13-0.14 ms CPU per GET on this machine,
+about a third of it in the kernel: poll, futex, the thread hand-offs) is most of the 5x
+budget (python-odata spends 0.84-0.94 ms). Python's part is now about 260,000 Ir per GET:
+the request and its `concurrent.futures.Future` (creation, done-callback, `set_result`), three
+ctypes calls to create and start the request (one `ods_store_schedule` would save about
+15,000 Ir but gives no request handle for `Request.state`/`cancel`), the ctypes callback,
+`json` decoding (~3 us), the converters (Decimal, date, datetime, UUID: ~2 us) and the
+Entity. Reaching 5x would need the per-request Python work roughly quartered (e.g. a C
+function that returns a response's JSON and its ETag in one call, and a completion path
+that delivers several finished requests per callback), or the library's own CPU per GET
+lowered.
+"""
+
+
 def pin(cpu: int) -> list[str]:
     return ["taskset", "-c", str(cpu)] if shutil.which("taskset") and (os.cpu_count() or 1) >= 2 else []
 
@@ -91,6 +126,7 @@ def section(results: list[dict], runs: int, count: int, command: str) -> str:
         lines.append(f"| {server} | odatastore (Python) | {med[ours]:.3f} | 1.00x | {wall[ours]:.0f} |")
         lines.append(f"| {server} | {peer} | {med[peer]:.3f} | {med[peer] / med[ours]:.2f}x | {wall[peer]:.0f} |")
     lines += ["", "Wall time is mostly the single-process test servers' (see Online GETs above).", ""]
+    lines += NOTES.splitlines() + [""]
     return "\n".join(lines)
 
 

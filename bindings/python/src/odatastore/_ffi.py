@@ -313,6 +313,8 @@ _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "ods_request_mode": (c_int, [c_void_p]),
     "ods_request_path": (c_char_p, [c_void_p]),
     "ods_request_store": (c_void_p, [c_void_p]),
+    "ods_response_dup": (c_int, [ctypes.POINTER(c_void_p), c_void_p]),
+    "ods_response_free": (None, [c_void_p]),
     "ods_response_status": (c_int, [c_void_p]),
     "ods_response_json": (c_void_p, [c_void_p, ctypes.POINTER(c_size_t)]),
     "ods_response_body": (c_void_p, [c_void_p, ctypes.POINTER(c_size_t)]),

@@ -80,7 +80,17 @@ _DISPATCH = {"thread": 0, "queue": 1}
 ModeLike = Union[Mode, int, str]
 
 
+_MODES_BY_NAME: dict[Any, Mode] = {**{m.name: m for m in Mode}, **{m.name.lower(): m for m in Mode},
+                                    **{m: m for m in Mode}}
+
+
 def _mode(mode: ModeLike) -> Mode:
+    try:
+        known = _MODES_BY_NAME.get(mode)
+    except TypeError:  # unhashable: refused below
+        known = None
+    if known is not None:
+        return known
     if isinstance(mode, str):
         try:
             return Mode[mode.upper()]
@@ -126,6 +136,7 @@ def _c(text: Optional[str]) -> Optional[bytes]:
 # ---------------------------------------------------------------------------------------
 
 
+_UNREAD: Any = object()  # an attribute of a Response not read from the library yet
 _PENDING = "@odatastore.pending"
 _ERROR = "@odatastore.error"
 
@@ -198,8 +209,12 @@ def _entity_hook(obj: dict[str, Any]) -> dict[str, Any]:
     return Entity(obj) if "@odata.etag" in obj or _PENDING in obj or _ERROR in obj else obj
 
 
+_DECODER = json.JSONDecoder()
+_ENTITY_DECODER = json.JSONDecoder(object_hook=_entity_hook)  # made once: json.loads(object_hook=) makes one a call
+
+
 class Response:
-    """A service response, copied out of the library (safe to keep after the callback).
+    """A service response, safe to keep after the callback that delivered it.
 
     Attributes:
         status: HTTP status (200, 201, 204...).
@@ -213,58 +228,139 @@ class Response:
             service), False when the service answered (``ods_response_is_local``).
         source: which side answered, "offline" (the store file) or "online" (the service):
             a mixed store routes each request (``ods_response_source``, docs/mixed.md).
+
+    A response the library delivered keeps a reference to the library's response
+    (``ods_response_dup``, released with the object): only the JSON is copied at once, the
+    other attributes the first time they are read (most results never read the headers).
     """
 
-    __slots__ = ("status", "headers", "json_text", "body", "etag", "next_link", "count",
-                 "entity_count", "is_local", "_data", "_has_data")
+    __slots__ = ("json_text", "_lib", "_ptr", "_status", "_headers", "_body", "_etag", "_next_link", "_count",
+                 "_entity_count", "_is_local", "_data", "_has_data")
 
-    @property
-    def source(self) -> str:
-        return "offline" if self.is_local else "online"
-
-    status: int
-    headers: list[tuple[str, str]]
     json_text: str
-    body: bytes
-    etag: Optional[str]
-    next_link: Optional[str]
-    count: Optional[int]
-    entity_count: int
-    is_local: bool
 
     def __init__(self, status: int, headers: list[tuple[str, str]], json_text: str, body: bytes,
                  etag: Optional[str], next_link: Optional[str], count: Optional[int], entity_count: int,
                  is_local: bool = False) -> None:
-        self.status = status
-        self.headers = headers
+        self._lib: Optional[ctypes.CDLL] = None
+        self._ptr: Optional[int] = None
+        self._status = status
+        self._headers = headers
         self.json_text = json_text
-        self.body = body
-        self.etag = etag
-        self.next_link = next_link
-        self.count = count
-        self.entity_count = entity_count
-        self.is_local = is_local
+        self._body = body
+        self._etag = etag
+        self._next_link = next_link
+        self._count = count
+        self._entity_count = entity_count
+        self._is_local = is_local
         self._data: Any = None
         self._has_data = False
 
     @classmethod
     def _copy(cls, lib: ctypes.CDLL, ptr: int) -> "Response":
-        """Copies a BORROWED ods_response (inside the callback that lent it)."""
+        """A Response of a BORROWED ods_response (inside the callback that lent it): a new
+        reference to it, and its JSON copied."""
+        self = cls.__new__(cls)
+        self._ptr = None
+        ref = ctypes.c_void_p()
+        _errors.check(lib, lib.ods_response_dup(ctypes.byref(ref), ptr))
+        self._lib = lib
+        self._ptr = ref.value
         size = ctypes.c_size_t()
-        jptr = lib.ods_response_json(ptr, ctypes.byref(size))
-        json_text = ctypes.string_at(jptr, size.value).decode("utf-8") if jptr and size.value else ""
-        bptr = lib.ods_response_body(ptr, ctypes.byref(size))
-        body = ctypes.string_at(bptr, size.value) if bptr and size.value else b""
-        headers = []
-        name = ctypes.c_char_p()
-        value = ctypes.c_char_p()
-        for i in range(lib.ods_response_header_count(ptr)):
-            if lib.ods_response_header_at(ctypes.byref(name), ctypes.byref(value), ptr, i) == 0:
-                headers.append((_ffi.text(name.value) or "", _ffi.text(value.value) or ""))
-        count = lib.ods_response_count(ptr)
-        return cls(lib.ods_response_status(ptr), headers, json_text, body, _ffi.text(lib.ods_response_etag(ptr)),
-                   _ffi.text(lib.ods_response_next_link(ptr)), count if count >= 0 else None,
-                   lib.ods_response_entity_count(ptr), lib.ods_response_is_local(ptr) == 1)
+        jptr = lib.ods_response_json(ref.value, ctypes.byref(size))
+        self.json_text = ctypes.string_at(jptr, size.value).decode("utf-8") if jptr and size.value else ""
+        self._status = self._headers = self._body = self._etag = self._next_link = _UNREAD
+        self._count = self._entity_count = self._is_local = _UNREAD
+        self._data = None
+        self._has_data = False
+        return self
+
+    def _lib_ptr(self) -> tuple[ctypes.CDLL, int]:
+        lib, ptr = self._lib, self._ptr
+        assert lib is not None and ptr is not None
+        return lib, ptr
+
+    def __del__(self) -> None:
+        ptr, self._ptr = getattr(self, "_ptr", None), None
+        if ptr:
+            try:
+                self._lib.ods_response_free(ptr)  # type: ignore[union-attr]
+            except Exception:  # interpreter shutdown
+                pass
+
+    @property
+    def status(self) -> int:
+        if self._status is _UNREAD:
+            lib, ptr = self._lib_ptr()
+            self._status = int(lib.ods_response_status(ptr))
+        return self._status
+
+    @property
+    def headers(self) -> list[tuple[str, str]]:
+        if self._headers is _UNREAD:
+            lib, ptr = self._lib_ptr()
+            headers = []
+            name = ctypes.c_char_p()
+            value = ctypes.c_char_p()
+            for i in range(lib.ods_response_header_count(ptr)):
+                if lib.ods_response_header_at(ctypes.byref(name), ctypes.byref(value), ptr, i) == 0:
+                    headers.append((_ffi.text(name.value) or "", _ffi.text(value.value) or ""))
+            self._headers = headers
+        return self._headers
+
+    @property
+    def body(self) -> bytes:
+        if self._body is _UNREAD:
+            lib, ptr = self._lib_ptr()
+            size = ctypes.c_size_t()
+            bptr = lib.ods_response_body(ptr, ctypes.byref(size))
+            self._body = ctypes.string_at(bptr, size.value) if bptr and size.value else b""
+        return self._body
+
+    @property
+    def etag(self) -> Optional[str]:
+        if self._etag is _UNREAD:
+            lib, ptr = self._lib_ptr()
+            self._etag = _ffi.text(lib.ods_response_etag(ptr))
+        return self._etag
+
+    @property
+    def next_link(self) -> Optional[str]:
+        if self._next_link is _UNREAD:
+            lib, ptr = self._lib_ptr()
+            self._next_link = _ffi.text(lib.ods_response_next_link(ptr))
+        return self._next_link
+
+    @property
+    def count(self) -> Optional[int]:
+        if self._count is _UNREAD:
+            lib, ptr = self._lib_ptr()
+            count = int(lib.ods_response_count(ptr))
+            self._count = count if count >= 0 else None
+        return self._count
+
+    @property
+    def entity_count(self) -> int:
+        if self._entity_count is _UNREAD:
+            lib, ptr = self._lib_ptr()
+            self._entity_count = int(lib.ods_response_entity_count(ptr))
+        return self._entity_count
+
+    @property
+    def is_local(self) -> bool:
+        if self._is_local is _UNREAD:
+            lib, ptr = self._lib_ptr()
+            self._is_local = lib.ods_response_is_local(ptr) == 1
+        return self._is_local
+
+    @property
+    def source(self) -> str:
+        return "offline" if self.is_local else "online"
+
+    def __reduce__(self) -> Any:  # copy, deepcopy and pickle: every attribute read and copied
+        return (_rebuild_response, (self.status, list(self.headers), self.json_text, self.body, self.etag,
+                                    self.next_link, self.count, self.entity_count, self.is_local,
+                                    self._data, self._has_data))
 
     def header(self, name: str) -> Optional[str]:
         """The first header of that name (case-insensitive), or None."""
@@ -289,8 +385,8 @@ class Response:
             return self._data
         data: Any = None
         if self.json_text:
-            hook = _entity_hook if '"@odata.etag"' in self.json_text or '"@odatastore.' in self.json_text else None
-            obj = json.loads(self.json_text, object_hook=hook)
+            text = self.json_text
+            obj = (_ENTITY_DECODER if '"@odata.etag"' in text or '"@odatastore.' in text else _DECODER).decode(text)
             if isinstance(obj, dict) and isinstance(obj.get("value"), list) and not (
                     self.entity_count == 1 and not isinstance(obj, Entity) and "@odata.count" not in obj
                     and len(obj["value"]) != 1):
@@ -305,7 +401,7 @@ class Response:
                                       is_local=self.is_local)
                 else:
                     data = items
-            elif isinstance(obj, dict) and self.entity_count == 0 and "value" in obj and all(
+            elif isinstance(obj, dict) and "value" in obj and self.entity_count == 0 and all(
                     k == "value" or k.startswith("@") for k in obj):
                 data = obj["value"]
             elif isinstance(obj, dict):
@@ -324,6 +420,15 @@ class Response:
     def __repr__(self) -> str:
         where = " (local)" if self.is_local else ""
         return f"<Response {self.status}{where} {len(self.json_text)} bytes of JSON>"
+
+
+def _rebuild_response(status: int, headers: list[tuple[str, str]], json_text: str, body: bytes,
+                      etag: Optional[str], next_link: Optional[str], count: Optional[int], entity_count: int,
+                      is_local: bool, data: Any, has_data: bool) -> Response:
+    response = Response(status, headers, json_text, body, etag, next_link, count, entity_count, is_local)
+    response._data = data
+    response._has_data = has_data
+    return response
 
 
 # ---------------------------------------------------------------------------------------
@@ -368,29 +473,77 @@ class CompletionCallback(Protocol):
 _ids = itertools.count(1)
 _live: dict[int, "Request"] = {}                      # started requests, until their last callback
 _stores: "weakref.WeakValueDictionary[int, Store]" = weakref.WeakValueDictionary()
-_tls = threading.local()
+_get_ident = threading.get_ident
 
 
-def _delivering() -> list["Store"]:
-    stack: Optional[list[Store]] = getattr(_tls, "stack", None)
-    if stack is None:
-        stack = _tls.stack = []
-    return stack
+def _enter_delivery(store: "Store") -> int:
+    """Marks the current thread as delivering a callback of ``store`` (Store._in_callback);
+    returns the thread's id for :func:`_leave_delivery`. ``store._delivering`` counts the
+    deliveries in progress per thread id: each thread only changes its own entry."""
+    ident = _get_ident()
+    marks = store._delivering
+    marks[ident] = marks.get(ident, 0) + 1
+    return ident
+
+
+# The library's callback thread is not a Python thread: ctypes gives each callback on it a
+# Python thread state of its own (PyGILState_Ensure), made and destroyed around every call
+# (with its frame stack, mapped and unmapped, and the thread's decimal context and locals).
+# A store in dispatch "thread" keeps one for its callback thread instead: its first callback
+# takes a reference of its own (PyGILState_Ensure), so ctypes's calls reuse that state, and
+# the store's last callback (the CLOSED state) gives the reference back, after which ctypes
+# releases the state as before. No pythonapi (not CPython): every callback makes one.
+_pythonapi = getattr(ctypes, "pythonapi", None)
+_gil_ensure: Optional[Callable[[], int]] = None
+_gil_release: Optional[Callable[[int], None]] = None
+if _pythonapi is not None:
+    _gil_ensure = _pythonapi.PyGILState_Ensure
+    _gil_ensure.restype = ctypes.c_int  # type: ignore[union-attr]
+    _gil_ensure.argtypes = []  # type: ignore[union-attr]
+    _gil_release = _pythonapi.PyGILState_Release
+    _gil_release.restype = None  # type: ignore[union-attr]
+    _gil_release.argtypes = [ctypes.c_int]  # type: ignore[union-attr]
+
+
+def _keep_thread_state(store: "Store") -> None:
+    """In a callback of ``store`` (dispatch "thread"): keeps this thread's Python thread state
+    for the next callbacks (see above). Once per store."""
+    if store._kept_thread == 0 and store.dispatch_mode == "thread" and _gil_ensure is not None:
+        store._kept_thread = _get_ident()
+        store._kept_state = _gil_ensure()
+
+
+def _release_thread_state(store: "Store") -> None:
+    """In the store's last callback: gives back the reference :func:`_keep_thread_state` took
+    (never again for this store)."""
+    if store._kept_thread > 0 and store._kept_thread == _get_ident() and _gil_release is not None:
+        store._kept_thread = -1
+        _gil_release(store._kept_state)
+
+
+def _leave_delivery(store: "Store", ident: int) -> None:
+    marks = store._delivering
+    depth = marks[ident] - 1
+    if depth:
+        marks[ident] = depth
+    else:
+        del marks[ident]
 
 
 class _Delivering:
-    """Marks the current thread as delivering a callback of ``store``."""
+    """``with _Delivering(store):`` the current thread delivers a callback of ``store``."""
 
-    __slots__ = ("store",)
+    __slots__ = ("store", "ident")
 
     def __init__(self, store: "Store") -> None:
         self.store = store
+        self.ident = 0
 
     def __enter__(self) -> None:
-        _delivering().append(self.store)
+        self.ident = _enter_delivery(self.store)
 
     def __exit__(self, *exc: Any) -> None:
-        _delivering().pop()
+        _leave_delivery(self.store, self.ident)
 
 
 def _request_of(ctx: Optional[int]) -> Optional["Request"]:
@@ -402,8 +555,14 @@ def _on_state_py(store_ptr: Optional[int], state: int, error: Any, ctx: Optional
         store = _stores.get(ctx) if ctx else None
         if store is not None:
             err = _errors.from_struct(error) if error else None
-            with _Delivering(store):
-                store._state_changed(state, err)
+            if state != StoreState.CLOSED:
+                _keep_thread_state(store)
+            try:
+                with _Delivering(store):
+                    store._state_changed(state, err)
+            finally:
+                if state == StoreState.CLOSED:
+                    _release_thread_state(store)
     except BaseException as e:  # never let an exception cross into C
         _report_unraisable(e, "odatastore store state callback")
 
@@ -576,13 +735,47 @@ class _Unraisable:
 # ---------------------------------------------------------------------------------------
 
 
+class _Settled:
+    """A request's "last callback delivered" flag, with the ``is_set`` / ``set`` / ``wait``
+    of :class:`threading.Event`; the Event itself (a Condition and a Lock) is made only
+    when a thread waits, which most requests (futures, callbacks, asyncio) never do."""
+
+    __slots__ = ("_flag", "_event", "_lock")
+
+    def __init__(self) -> None:
+        self._flag = False
+        self._event: Optional[threading.Event] = None
+        self._lock = threading.Lock()
+
+    def is_set(self) -> bool:
+        return self._flag
+
+    def set(self) -> None:
+        with self._lock:
+            self._flag = True
+            event = self._event
+        if event is not None:
+            event.set()
+
+    def wait(self, timeout: Optional[float] = None) -> bool:
+        if self._flag:
+            return True
+        with self._lock:
+            if self._flag:
+                return True
+            if self._event is None:
+                self._event = threading.Event()
+            event = self._event
+        return event.wait(timeout)
+
+
 class _StoreFuture(concurrent.futures.Future[Any]):
     """A future whose outcome a store delivers through its dispatch mode: ``cancel()`` also
     cancels the work behind it; in a store with dispatch "queue", ``result()`` delivers the
     store's callbacks while it waits when no event loop on another thread does. The one
     implementation behind :class:`RequestFuture` and :class:`OperationFuture`."""
 
-    def __init__(self, store: "Store", settled: threading.Event, cancel: Callable[[], None]) -> None:
+    def __init__(self, store: "Store", settled: Union[threading.Event, _Settled], cancel: Callable[[], None]) -> None:
         super().__init__()
         self._store = store
         self._settled = settled
@@ -865,7 +1058,7 @@ class Request:
         self._callback_raised = False
         self._failure: Optional[Error] = None
         self._result: Any = None
-        self._done = threading.Event()
+        self._done = _Settled()
         self._future: Optional[RequestFuture] = None
         self._aio: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[Any]]] = []
         self._lock = threading.Lock()
@@ -1027,8 +1220,15 @@ class Request:
 
     def _deliver(self, fn: Callable[..., None], *args: Any) -> None:
         try:
-            with _Delivering(self.store):
+            store = self.store
+            if store._kept_thread == 0:
+                _keep_thread_state(store)
+            ident = _enter_delivery(store)
+            try:
                 fn(*args)
+            finally:
+                _leave_delivery(store, ident)
+                del store  # an exception the request keeps keeps this frame: not the store with it
         except BaseException as e:  # an exception of a user callback becomes the outcome
             self._record(e)
             if fn == self._cb_completion:
@@ -1223,6 +1423,12 @@ class Store:
                  max_logon_attempts: Optional[int] = None, max_held_requests: Optional[int] = None) -> None:
         self._handle: Optional[int] = None
         self._closed = True
+        # thread id -> callbacks of this store that thread is delivering (_enter_delivery)
+        self._delivering: dict[int, int] = {}
+        # the callback thread whose Python thread state is kept (_keep_thread_state): 0 none
+        # yet, -1 released
+        self._kept_thread = 0
+        self._kept_state = 0
         self._lib = _errors.library()
         self.service_root = service_root
         self.on_state = on_state
@@ -1359,7 +1565,7 @@ class Store:
     # -- handle use and closing ---------------------------------------------------------
 
     def _in_callback(self) -> bool:
-        return self in _delivering()
+        return _get_ident() in self._delivering
 
     def _use(self) -> "_Use":
         return _Use(self)
@@ -1890,7 +2096,7 @@ class Store:
         except RuntimeError:
             return False
 
-    def _wait_for(self, event: threading.Event, timeout: Optional[float],
+    def _wait_for(self, event: Union[threading.Event, _Settled], timeout: Optional[float],
                   is_done: Optional[Callable[[], bool]] = None) -> bool:
         """Waits for ``event`` (or ``is_done()``); in queue mode delivers callbacks meanwhile
         when no loop on another thread does. Returns False on timeout."""
@@ -2131,7 +2337,7 @@ class _Use:
             store = self.store
             with store._cond:
                 store._users -= 1
-                if not store._users:
+                if not store._users and store._closing:  # close() waits for the last use
                     store._cond.notify_all()
 
 

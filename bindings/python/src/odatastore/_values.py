@@ -224,6 +224,45 @@ def _orderby_types(result: dict[str, Any], expand: Optional[str] = None) -> list
     return [(item.get("expression") or {}).get("type") for item in query.get("$orderby") or []]
 
 
+_PATHS_KEPT = 4096   # request paths whose shape is remembered (cleared when full)
+_PLANS_KEPT = 1024   # flat-entity plans (cleared when full)
+
+
+class _FlatPlan:
+    """The conversions of entities whose properties are all primitive (no object or list
+    value), for one path shape and one set of property names: what :meth:`TypeCache._type_level`
+    would do for them, found once. ``watch`` are the names that were not typed as primitives
+    (navigation or complex properties that were null, collections, dynamic properties): when
+    one of them holds an object or a list, the plan does not apply and the full walk runs
+    instead. (A converter leaves an object or list unchanged, so a primitive-typed property
+    needs no watching.)"""
+
+    __slots__ = ("convs", "watch")
+
+    def __init__(self, convs: tuple[tuple[str, Converter], ...], watch: tuple[str, ...]) -> None:
+        self.convs = convs
+        self.watch = watch
+
+    def apply(self, entities: Sequence[dict[str, Any]]) -> bool:
+        """Converts ``entities`` in place and returns True, or returns False having changed
+        nothing when one of them has an object or list value where the plan saw none."""
+        watch = self.watch
+        if watch:
+            for e in entities:
+                for n in watch:
+                    if isinstance(e[n], (dict, list)):
+                        return False
+        for e in entities:
+            for n, f in self.convs:
+                v = e[n]
+                if v is not None:
+                    try:
+                        e[n] = f(v)
+                    except (ValueError, TypeError, decimal.InvalidOperation):
+                        pass
+        return True
+
+
 class TypeCache:
     """Edm types of response properties, found with ``check`` (ods_store_check_url) and
     cached per path shape. Thread-safe: entries are only ever added (a race checks twice)."""
@@ -232,6 +271,10 @@ class TypeCache:
         self._check = check
         self._version = odata_version
         self._types: dict[tuple[str, str], Optional[str]] = {}
+        # request path -> (path without query, its non-system options, the shape key)
+        self._paths: dict[str, tuple[str, str, str]] = {}
+        # (shape key, property names of a flat entity) -> its _FlatPlan
+        self._plans: dict[tuple[str, tuple[str, ...]], _FlatPlan] = {}
 
     def _lookup(self, key_shape: str, url_for: Callable[[list[str]], str], names: list[str],
                 prefix: str, expand: Optional[str] = None) -> dict[str, Optional[str]]:
@@ -255,19 +298,36 @@ class TypeCache:
         base = head + "?" + (params + "&" if params else "")
         return self._lookup(shape_of(head) + "?" + params, lambda ns: base + "$orderby=" + ",".join(ns), names, "")
 
+    def _path_info(self, path: str) -> tuple[str, str, str]:
+        info = self._paths.get(path)
+        if info is None:
+            head, params = split_request(path)
+            info = (head, params, shape_of(head) + "?" + params)
+            if len(self._paths) >= _PATHS_KEPT:
+                self._paths.clear()
+            self._paths[path] = info
+        return info
+
     def type_entities(self, path: str, entities: Sequence[dict[str, Any]]) -> None:
         """Converts, in place, the values of ``entities`` (the result of request ``path``)."""
         if not entities:
             return
-        head, params = split_request(path)
+        head, params, shape = self._path_info(path)
+        names = tuple(entities[0])
+        if len(entities) > 1:
+            first = entities[0].keys()
+            if any(e.keys() != first for e in entities):
+                names = ()
+        plan = self._plans.get((shape, names)) if names else None
+        if plan is not None and plan.apply(entities):
+            return
         base = head + "?" + (params + "&" if params else "")
-        shape = shape_of(head) + "?" + params
         self._type_level(shape, entities, lambda exprs: base + "$orderby=" + ",".join(exprs), "",
-                         head, params, top=True)
+                         head, params, top=True, plan_key=(shape, names) if names else None)
 
     def _type_level(self, shape: str, entities: Sequence[dict[str, Any]], url_for: Callable[[list[str]], str],
                     prefix: str, head: str, params: str, top: bool, expand: Optional[str] = None,
-                    in_expand: bool = False) -> None:
+                    in_expand: bool = False, plan_key: Optional[tuple[str, tuple[str, ...]]] = None) -> None:
         scalars: dict[str, None] = {}
         objects: dict[str, None] = {}
         lists: dict[str, None] = {}
@@ -290,6 +350,13 @@ class TypeCache:
                 fn = converter_for(t)
                 if fn is not None:
                     convs[n] = fn
+            if plan_key is not None and not objects and not lists:
+                # A flat level: later entities with the same names take the same conversions
+                # without this walk (_FlatPlan), unless one of their values is an object or list.
+                watch = tuple(n for n in plan_key[1] if "@" not in n and not (types.get(n) or "").startswith("Edm."))
+                if len(self._plans) >= _PLANS_KEPT:
+                    self._plans.clear()
+                self._plans[plan_key] = _FlatPlan(tuple(convs.items()), watch)
             if convs:
                 for e in entities:
                     for n, f in convs.items():
