@@ -104,7 +104,7 @@ extension JSONTranscoder {
                     if s.equals(k, "reason") {
                         let start = out.count
                         ascii("{\"reason\":"); try copyValue(); byte(UInt8(ascii: "}"))
-                        h.removed = Array(out[start...]); out.removeSubrange(start...)
+                        h.removed = out.array(start..<out.count); out.truncate(to: start)
                         continue
                     }
                     if s.equals(k, "when") { try s.skipValue(); continue }
@@ -235,8 +235,8 @@ extension JSONTranscoder {
         case .removed:
             let start = out.count
             try copyValue()
-            h.removed = Array(out[start...])
-            out.removeSubrange(start...)
+            h.removed = out.array(start..<out.count)
+            out.truncate(to: start)
             h.isTombstone = true
         case .count where role == .topLevel: top.count = try readScalarText()
         case .nextLink where role == .topLevel: top.nextLink = try readLink()
@@ -263,7 +263,7 @@ extension JSONTranscoder {
         case .count:
             guard let n = try readScalarText(), EdmLiteral.isJSONInteger(Array(n.utf8)) else { return }
             writeAnnotationKey(k, at: at, term: "@odata.count", &wrote)
-            out.append(contentsOf: n.utf8)
+            out.append(n)
         case .nextLink, .deltaLink, .mediaReadLink, .mediaEditLink, .mediaContentType, .mediaEtag:
             guard try s.peek() == UInt8(ascii: "\"") else { return try s.skipValue() }
             let v = try s.scanString()
@@ -278,7 +278,7 @@ extension JSONTranscoder {
         wrote = true
         byte(UInt8(ascii: "\""))
         rawBytes(k.start..<at)
-        out.append(contentsOf: term.utf8)
+        out.append(term)
         ascii("\":")
     }
 
@@ -354,7 +354,7 @@ extension JSONTranscoder {
             ann.append(UInt8(ascii: "\"")); ann.append(contentsOf: name); ann.append(contentsOf: "@odata.nextLink\":".utf8)
             JSONWriter.writeString(next, into: &ann); ann.append(UInt8(ascii: ","))
         }
-        out.insert(contentsOf: ann, at: annotationAt)
+        out.insert(ann, at: annotationAt)
     }
 
     /// Reads V2 `__metadata`: etag, type, id (or uri) and the media-resource links.
@@ -440,7 +440,10 @@ extension JSONTranscoder {
 
     mutating func insertHeader(_ h: ObjectHeader, at position: Int, declared: PayloadTypeInfo?, current: PayloadTypeInfo?,
                                keysSeen: Int, role: ObjectRole, top: TopLevelState, hasMembers: Bool) {
-        var hdr: [UInt8] = []
+        var hdr = header  // reused storage: one allocation per decode, not one per object
+        header = []
+        hdr.removeAll(keepingCapacity: true)
+        defer { header = hdr }
         func member(_ name: StaticString) {
             if !hdr.isEmpty { hdr.append(UInt8(ascii: ",")) }
             hdr.append(UInt8(ascii: "\""))
@@ -480,7 +483,7 @@ extension JSONTranscoder {
         }
         guard !hdr.isEmpty else { return }
         if hasMembers { hdr.append(UInt8(ascii: ",")) }
-        out.insert(contentsOf: hdr, at: position)
+        out.insert(hdr, at: position)
     }
 }
 
@@ -499,7 +502,7 @@ extension JSONTranscoder {
         guard start < out.count else { return }
         let first = out[start]
         guard first == UInt8(ascii: "-") || (first >= 0x30 && first <= 0x39) else { return }
-        let text = String(decoding: out[start...], as: UTF8.self)
+        let text = out.string(start..<out.count)
         guard fits(text) else {
             throw JSONError(offset: s.pos, message: "key property \"\(s.string(name))\" is \(text), not a valid \(kind.rawValue)")
         }

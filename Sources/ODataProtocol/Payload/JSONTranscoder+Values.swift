@@ -108,7 +108,7 @@ extension JSONTranscoder {
             if isString {
                 let t = try s.scanString()
                 let raw = UnsafeBufferPointer(start: s.base + t.start, count: t.length)
-                if !t.escaped, EdmLiteral.isJSONInteger(raw) { out.append(contentsOf: raw) } else { rawString(t) }
+                if !t.escaped, EdmLiteral.isJSONInteger(raw) { out.append(raw) } else { rawString(t) }
                 return
             }
         case .double, .single:
@@ -116,7 +116,7 @@ extension JSONTranscoder {
                 let t = try s.scanString()
                 let text = s.string(t)
                 switch EdmLiteral.floatLiteral(text) {
-                case .number(let n): out.append(contentsOf: n.utf8)
+                case .number(let n): out.append(n)
                 case .special(let sp): string(sp)
                 case nil: rawString(t)
                 }
@@ -171,12 +171,13 @@ extension JSONTranscoder {
     /// escapes other than `\/` take the String route.
     mutating func writeV2Date(_ t: JSONScanner.StringToken) -> Bool {
         let raw = UnsafeBufferPointer(start: s.base + t.start, count: t.length)
-        out.append(UInt8(ascii: "\""))
-        if EdmLiteral.appendISO(fromV2Date: raw, escapedSlashes: true, into: &out) {
+        scratch.removeAll(keepingCapacity: true)
+        if EdmLiteral.appendISO(fromV2Date: raw, escapedSlashes: true, into: &scratch) {
+            out.append(UInt8(ascii: "\""))
+            out.append(scratch)
             out.append(UInt8(ascii: "\""))
             return true
         }
-        out.removeLast()
         if t.escaped, let iso = EdmLiteral.isoFromV2Date(s.string(t)) {
             string(iso)
             return true

@@ -6,7 +6,12 @@
 /// One instance decodes one body on one thread; it borrows the scanner's memory.
 struct JSONTranscoder {
     var s: JSONScanner
-    var out: [UInt8] = []
+    /// The canonical JSON being written (raw memory, see `AtomByteWriter`).
+    var out: AtomByteWriter
+    /// Scratch bytes reused per object for the control information inserted at its start.
+    var header: [UInt8] = []
+    /// Scratch bytes for converted values (V2 dates).
+    var scratch: [UInt8] = []
     let version: ODataVersion
     let index: PayloadModelIndex?
     /// Raw member-name spans of the objects being written (duplicate detection), one frame per open object.
@@ -22,7 +27,7 @@ struct JSONTranscoder {
         s = scanner
         self.version = version
         self.index = index
-        out.reserveCapacity(capacity + capacity / 8 + 64)
+        out = AtomByteWriter(capacity: capacity + capacity / 8 + 64)
         seenKeys.reserveCapacity(32)  // one allocation, not one per doubling up to an entity's width
     }
 
@@ -30,28 +35,22 @@ struct JSONTranscoder {
 
     @inline(__always) mutating func byte(_ b: UInt8) { out.append(b) }
 
-    @inline(__always) mutating func ascii(_ text: StaticString) {
-        out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
-    }
+    @inline(__always) mutating func ascii(_ text: StaticString) { out.append(text) }
 
     /// Appends the raw span of a string token, quotes included (already valid JSON).
     @inline(__always) mutating func rawString(_ t: JSONScanner.StringToken) {
-        out.append(UInt8(ascii: "\""))
-        out.append(contentsOf: UnsafeBufferPointer(start: s.base + t.start, count: t.length))
-        out.append(UInt8(ascii: "\""))
+        out.appendQuoted(s.base + t.start, count: t.length)
     }
 
     @inline(__always) mutating func rawBytes(_ r: Range<Int>) {
-        out.append(contentsOf: UnsafeBufferPointer(start: s.base + r.lowerBound, count: r.count))
+        out.append(UnsafeBufferPointer(start: s.base + r.lowerBound, count: r.count))
     }
 
-    mutating func string(_ text: String) { JSONWriter.writeString(text, into: &out) }
+    mutating func string(_ text: String) { out.appendString(text) }
 
     /// `"name":` with a leading comma when `comma`.
     @inline(__always) mutating func key(_ t: JSONScanner.StringToken, comma: Bool) {
-        if comma { out.append(UInt8(ascii: ",")) }
-        rawString(t)
-        out.append(UInt8(ascii: ":"))
+        out.appendKey(s.base + t.start, count: t.length, comma: comma)
     }
 
     mutating func key(_ name: StaticString, comma: Bool) {

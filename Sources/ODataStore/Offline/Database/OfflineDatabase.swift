@@ -92,7 +92,7 @@ final class OfflineDatabase: Sendable {
             var written = 0
             try f.connection.transaction {
                 let before = try definingRequest(id: target.id)
-                written = try writer.writePage(payload.json, table: target.definition.table, expand: target.definition.expand,
+                written = try writer.writePage(payload.utf8, table: target.definition.table, expand: target.definition.expand,
                                                isCollection: isCollection)
                 // Local changes stay on top: what the service removed goes (unless changed
                 // locally), what was deleted locally and not uploaded stays deleted.
