@@ -74,10 +74,37 @@ extension JSONTranscoder {
         var hintKey: JSONScanner.StringToken? = nil
         var hint: (PayloadMember.Kind, Bool) = (.unknown, false)
         let frame = seenKeys.count
+        // Duplicates: a name spelled like one of `declared`'s first 64 members is a bit in
+        // `seenBits`; every other name goes to `seenKeys`. The split depends on the spelling
+        // alone, so a repeated name always meets its first occurrence.
+        var seenBits: UInt64 = 0
+        let chain = declared.map { chainBase($0) } ?? -1
+        var prev = -1
         if try s.beginObject() {
             repeat {
                 let k = try s.readKey()
-                try noteKey(k, frame: frame)
+                var number = -1
+                if let d = declared, let n = memberNumber(d, k, chain: chain, prev: prev) {
+                    number = n
+                    prev = n
+                }
+                if number >= 0 && number < 64 {
+                    let bit = UInt64(1) << UInt64(number)
+                    if seenBits & bit != 0 { throw duplicate(k) }
+                    seenBits |= bit
+                    // The common case, a plain declared member of an entity or complex value:
+                    // none of the control-information rules below can apply.
+                    if role == .nested, !k.escaped, !h.isTombstone, let d = declared, current === d {
+                        let slot = d.memberSlots[number]
+                        if slot.isPlain {
+                            try writeDeclaredMember(k, d, number, slot, hintKey: hintKey, hint: hint,
+                                                    keysSeen: &keysSeen, wrote: &wrote)
+                            continue
+                        }
+                    }
+                } else {
+                    try noteKey(k, frame: frame)
+                }
                 let first = k.length > 0 ? s.base[k.start] : 0
                 if first == UInt8(ascii: "@") || first == UInt8(ascii: "#") || (first == UInt8(ascii: "o") && s.hasPrefix(k, "odata.")) {
                     try controlMember(k, &h, &current, role: role, top: &top)
@@ -138,7 +165,7 @@ extension JSONTranscoder {
                 }
             } while try s.nextMember()
         }
-        seenKeys.removeSubrange(frame...)
+        if seenKeys.count > frame { seenKeys.removeSubrange(frame...) }
         if role == .topLevel {
             if let n = top.nextLink { key("@odata.nextLink", comma: wrote); string(n); wrote = true }
             if let d = top.deltaLink { key("@odata.deltaLink", comma: wrote); string(d); wrote = true }
@@ -147,6 +174,40 @@ extension JSONTranscoder {
         insertHeader(h, at: bodyStart, declared: declared, current: current, keysSeen: keysSeen,
                      role: role, top: top, hasMembers: wrote)
         return h
+    }
+
+    /// A member of `declared` (number `number`) whose name is plain, in an object of that type:
+    /// what the general path of `writeObject` does for it, without its lookups and copies.
+    @inline(__always)
+    mutating func writeDeclaredMember(_ k: JSONScanner.StringToken, _ d: PayloadTypeInfo, _ number: Int, _ slot: PayloadMemberSlot,
+                                      hintKey: JSONScanner.StringToken?, hint: (PayloadMember.Kind, Bool),
+                                      keysSeen: inout Int, wrote: inout Bool) throws(JSONError) {
+        if slot.isKey { keysSeen += 1 }
+        if slot.isNavigation {
+            let m = d.memberList[number]
+            if case .navigation(let target) = m.kind {
+                return try writeNavigation(k, target: index?.type(target), collection: m.isCollection, &wrote)
+            }
+        }
+        key(k, comma: wrote)
+        wrote = true
+        if let hk = hintKey, hk.length == k.length, memcmpEqual(hk.start, k.start, k.length) {
+            try writeValue(hint.0, collection: hint.1)
+        } else if let p = slot.primitive {
+            let valueStart = out.count
+            if try s.peek() == UInt8(ascii: "n") {
+                _ = try s.scanLiteral()
+                ascii("null")
+            } else {
+                try writePrimitive(p)
+            }
+            if slot.isKey { try checkKeyRange(p, k, from: valueStart) }
+        } else {
+            let m = d.memberList[number]
+            let valueStart = out.count
+            try writeValue(m.kind, collection: m.isCollection)
+            if m.isKey, case .primitive(let kind) = m.kind { try checkKeyRange(kind, k, from: valueStart) }
+        }
     }
 
     /// Position of `@` inside a member name (a property annotation `Name@term`), if any.

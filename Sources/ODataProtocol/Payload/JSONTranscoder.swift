@@ -14,8 +14,16 @@ struct JSONTranscoder {
     var scratch: [UInt8] = []
     let version: ODataVersion
     let index: PayloadModelIndex?
-    /// Raw member-name spans of the objects being written (duplicate detection), one frame per open object.
+    /// Raw member-name spans of the objects being written (duplicate detection), one frame per
+    /// open object: the names that are not in the object's bit set of declared members.
     var seenKeys: [JSONScanner.StringToken] = []
+    /// Member-order memos, one per declared type met (at most 16): after the type's entry at
+    /// `base`, `chains[base + 1 + n]` is the member number that followed member `n` in the last
+    /// object of that type (`chains[base]`: its first member), -1 when none. The members of a
+    /// page's entities come in the same order, so the next key is checked against that member's
+    /// name before any hashing.
+    var chains: [Int32] = []
+    var chainTypes: [(type: PayloadTypeInfo, base: Int)] = []
     /// Memo of type-annotation values to member kinds.
     var typeHints = ByteKeyedTable<(PayloadMember.Kind, Bool)>()
     /// Memo of `@odata.type`/`__metadata.type` names to the qualified name to report (nil: primitive/collection).
@@ -190,10 +198,37 @@ struct JSONTranscoder {
             }
             return false
         }
-        if duplicate {
-            throw JSONError(offset: k.start - 1, message: "duplicate property \"\(s.string(k))\"")
-        }
+        if duplicate { throw self.duplicate(k) }
         seenKeys.append(k)
+    }
+
+    /// The error for a repeated member name.
+    func duplicate(_ k: JSONScanner.StringToken) -> JSONError {
+        JSONError(offset: k.start - 1, message: "duplicate property \"\(s.string(k))\"")
+    }
+
+    /// Where `type`'s member-order memo starts in `chains` (made on first use), or -1.
+    mutating func chainBase(_ type: PayloadTypeInfo) -> Int {
+        for c in chainTypes where c.type === type { return c.base }
+        guard chainTypes.count < 16 else { return -1 }
+        let base = chains.count
+        chains.append(contentsOf: repeatElement(-1, count: type.memberSlots.count + 1))
+        chainTypes.append((type, base))
+        return base
+    }
+
+    /// The number of `type`'s member whose name is `k`'s raw spelling, or nil. The member that
+    /// followed member `prev` (-1: the first member) in the last object of this type is tried first.
+    @inline(__always)
+    mutating func memberNumber(_ type: PayloadTypeInfo, _ k: JSONScanner.StringToken, chain: Int, prev: Int) -> Int? {
+        let p = s.base + k.start
+        if chain >= 0 {
+            let expected = Int(chains[chain &+ prev &+ 1])
+            if expected >= 0 && type.nameEquals(expected, p, k.length) { return expected }
+        }
+        guard let n = type.memberNumbers.lookup(p, k.length) else { return nil }
+        if chain >= 0 { chains[chain &+ prev &+ 1] = Int32(truncatingIfNeeded: n) }
+        return n
     }
 
     @inline(__always) func memcmpEqual(_ a: Int, _ b: Int, _ n: Int) -> Bool {

@@ -86,15 +86,15 @@ final class EntityWriter {
     /// top-level entities it held.
     func writePage(_ json: String, table: EntityTable, expand: ExpandPlan, isCollection: Bool) throws(ODataStoreError) -> Int {
         var text = json
-        return try text.withUTF8 { Result { () throws(ODataStoreError) in
-            try writePage($0, table: table, expand: expand, isCollection: isCollection)
+        return try text.withUTF8 { page in Result { () throws(ODataStoreError) in
+            try writePage(page, table: table, expand: expand, isCollection: isCollection)
         } }.get()
     }
 
     /// `writePage` for the text as UTF-8 bytes (a decoded page's `DecodedPayload.utf8`: no `String` is made).
     func writePage(_ json: [UInt8], table: EntityTable, expand: ExpandPlan, isCollection: Bool) throws(ODataStoreError) -> Int {
-        try json.withUnsafeBufferPointer { Result { () throws(ODataStoreError) in
-            try writePage($0, table: table, expand: expand, isCollection: isCollection)
+        try json.withUnsafeBufferPointer { page in Result { () throws(ODataStoreError) in
+            try writePage(page, table: table, expand: expand, isCollection: isCollection)
         } }.get()
     }
 
