@@ -95,7 +95,7 @@ extension JSONTranscoder {
                     // The common case, a plain declared member of an entity or complex value:
                     // none of the control-information rules below can apply.
                     if role == .nested, !k.escaped, !h.isTombstone, let d = declared, current === d {
-                        let slot = d.memberSlots[number]
+                        let slot = d.slotPointer[number]
                         if slot.isPlain {
                             try writeDeclaredMember(k, d, number, slot, hintKey: hintKey, hint: hint,
                                                     keysSeen: &keysSeen, wrote: &wrote)
@@ -552,20 +552,40 @@ extension JSONTranscoder {
     /// A key of a small integer type must fit it: a key the server sent out of range
     /// (`"ID": 4294967297` for an Edm.Int32) would name another entity once stored or sent back.
     func checkKeyRange(_ kind: EdmPrimitiveKind, _ name: JSONScanner.StringToken, from start: Int) throws(JSONError) {
-        let fits: (String) -> Bool
+        let range: ClosedRange<Int64>
         switch kind {
-        case .int32: fits = { Int32($0) != nil }
-        case .int16: fits = { Int16($0) != nil }
-        case .byte: fits = { UInt8($0) != nil }
-        case .sbyte: fits = { Int8($0) != nil }
+        case .int32: range = Int64(Int32.min)...Int64(Int32.max)
+        case .int16: range = Int64(Int16.min)...Int64(Int16.max)
+        case .byte: range = 0...Int64(UInt8.max)
+        case .sbyte: range = Int64(Int8.min)...Int64(Int8.max)
         default: return
         }
         guard start < out.count else { return }
         let first = out[start]
         guard first == UInt8(ascii: "-") || (first >= 0x30 && first <= 0x39) else { return }
+        guard !Self.integer(out.span(start..<out.count), fitsIn: range) else { return }
         let text = out.string(start..<out.count)
-        guard fits(text) else {
-            throw JSONError(offset: s.pos, message: "key property \"\(s.string(name))\" is \(text), not a valid \(kind.rawValue)")
+        throw JSONError(offset: s.pos, message: "key property \"\(s.string(name))\" is \(text), not a valid \(kind.rawValue)")
+    }
+
+    /// True when `text` reads as an integer in `range` the way `Int32(_: String)` and its
+    /// siblings read it: an optional `+` or `-`, then one or more ASCII digits, nothing else.
+    static func integer(_ text: UnsafeBufferPointer<UInt8>, fitsIn range: ClosedRange<Int64>) -> Bool {
+        var i = 0
+        var negative = false
+        if i < text.count, text[i] == UInt8(ascii: "-") || text[i] == UInt8(ascii: "+") {
+            negative = text[i] == UInt8(ascii: "-")
+            i += 1
         }
+        guard i < text.count else { return false }
+        var magnitude: Int64 = 0
+        while i < text.count {
+            let d = text[i] &- 0x30
+            guard d < 10 else { return false }
+            magnitude = magnitude * 10 + Int64(d)
+            if magnitude > 1 << 40 { return false }  // far outside every range checked here
+            i += 1
+        }
+        return range.contains(negative ? -magnitude : magnitude)
     }
 }

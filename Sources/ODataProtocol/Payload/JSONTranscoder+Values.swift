@@ -134,9 +134,11 @@ extension JSONTranscoder {
             if isString {
                 let t = try s.scanString()
                 if writeV2Date(t) { return }
-                let text = s.string(t)
-                if kind == .dateTime, let (_, offset) = EdmLiteral.epochMillis(fromISO: text), offset == nil {
-                    string(text + "Z"); return
+                if kind == .dateTime {
+                    let text = s.string(t)
+                    if let (_, offset) = EdmLiteral.epochMillis(fromISO: text), offset == nil {
+                        string(text + "Z"); return
+                    }
                 }
                 rawString(t)
                 return
@@ -163,6 +165,9 @@ extension JSONTranscoder {
             return try copyValue()
         default: break
         }
+        // Unchanged (what copyValue does, without peeking again).
+        if isString { return rawString(try s.scanString()) }
+        if isNumber { return rawBytes(try s.scanNumber()) }
         try copyValue()
     }
 
@@ -170,6 +175,8 @@ extension JSONTranscoder {
     /// written) when it is not one. Converted straight from the input bytes; tokens with
     /// escapes other than `\/` take the String route.
     mutating func writeV2Date(_ t: JSONScanner.StringToken) -> Bool {
+        // Decoded, it must start with `/`: raw, with `/` or an escape (`\/`, `\u002F`).
+        guard t.length > 8, s.base[t.start] == UInt8(ascii: "/") || s.base[t.start] == UInt8(ascii: "\\") else { return false }
         let raw = UnsafeBufferPointer(start: s.base + t.start, count: t.length)
         scratch.removeAll(keepingCapacity: true)
         if EdmLiteral.appendISO(fromV2Date: raw, escapedSlashes: true, into: &scratch) {

@@ -224,7 +224,15 @@ struct JSONTranscoder {
         let p = s.base + k.start
         if chain >= 0 {
             let expected = Int(chains[chain &+ prev &+ 1])
-            if expected >= 0 && type.nameEquals(expected, p, k.length) { return expected }
+            if expected >= 0 {
+                let slot = type.slotPointer[expected]
+                if slot.nameLength == k.length {
+                    let name = type.namePointer + slot.nameStart
+                    var i = 0
+                    while i < k.length && name[i] == p[i] { i &+= 1 }
+                    if i == k.length { return expected }
+                }
+            }
         }
         guard let n = type.memberNumbers.lookup(p, k.length) else { return nil }
         if chain >= 0 { chains[chain &+ prev &+ 1] = Int32(truncatingIfNeeded: n) }

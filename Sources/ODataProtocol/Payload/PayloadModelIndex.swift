@@ -48,6 +48,11 @@ final class PayloadTypeInfo: Sendable {
     let namePool: [UInt8]
     /// Name (UTF-8 bytes) -> member number.
     let memberNumbers: ByteKeyedTable<Int>
+    /// `memberSlots` and `namePool` in memory owned by this object (freed by `deinit`, never
+    /// written after `init`), for the transcoder's per-key checks: reading them costs no
+    /// reference counting, which reading the arrays through the class did once per key.
+    nonisolated(unsafe) let slotPointer: UnsafeMutablePointer<PayloadMemberSlot>
+    nonisolated(unsafe) let namePointer: UnsafeMutablePointer<UInt8>
 
     init(qualifiedName: String, isEntity: Bool, keyNames: [String], members: [String: PayloadMember]) {
         self.qualifiedName = qualifiedName
@@ -78,21 +83,16 @@ final class PayloadTypeInfo: Sendable {
         memberSlots = slots
         namePool = pool
         memberNumbers = numbers
+        slotPointer = .allocate(capacity: max(slots.count, 1))
+        slotPointer.initialize(from: slots, count: slots.count)
+        namePointer = .allocate(capacity: max(pool.count, 1))
+        namePointer.initialize(from: pool, count: pool.count)
     }
 
-    /// True when member `number`'s name is the `n` bytes at `p`.
-    @inline(__always)
-    func nameEquals(_ number: Int, _ p: UnsafePointer<UInt8>, _ n: Int) -> Bool {
-        let slot = memberSlots[number]
-        guard slot.nameLength == n else { return false }
-        return namePool.withUnsafeBufferPointer { pool in
-            var i = 0
-            while i < n {
-                if pool[slot.nameStart &+ i] != p[i] { return false }
-                i &+= 1
-            }
-            return true
-        }
+    deinit {
+        slotPointer.deinitialize(count: memberSlots.count)
+        slotPointer.deallocate()
+        namePointer.deallocate()
     }
 }
 
