@@ -78,13 +78,18 @@ extension JSONTranscoder {
         // `seenBits`; every other name goes to `seenKeys`. The split depends on the spelling
         // alone, so a repeated name always meets its first occurrence.
         var seenBits: UInt64 = 0
+        // Per key only trivial values are read (no reference counting): the declared type's
+        // member slots and names, its member-order memo, whether `current` is still `declared`.
         let chain = declared.map { chainBase($0) } ?? -1
+        let slots = declared?.slotPointer
+        let names = declared?.namePointer
+        var sameType = true
         var prev = -1
         if try s.beginObject() {
             repeat {
                 let k = try s.readKey()
                 var number = -1
-                if let d = declared, let n = memberNumber(d, k, chain: chain, prev: prev) {
+                if let slots, let names, let n = memberNumber(declared, slots, names, k, chain: chain, prev: prev) {
                     number = n
                     prev = n
                 }
@@ -94,10 +99,10 @@ extension JSONTranscoder {
                     seenBits |= bit
                     // The common case, a plain declared member of an entity or complex value:
                     // none of the control-information rules below can apply.
-                    if role == .nested, !k.escaped, !h.isTombstone, let d = declared, current === d {
-                        let slot = d.slotPointer[number]
+                    if role == .nested, !k.escaped, !h.isTombstone, sameType, let slots {
+                        let slot = slots[number]
                         if slot.isPlain {
-                            try writeDeclaredMember(k, d, number, slot, hintKey: hintKey, hint: hint,
+                            try writeDeclaredMember(k, declared, number, slot, hintKey: hintKey, hint: hint,
                                                     keysSeen: &keysSeen, wrote: &wrote)
                             continue
                         }
@@ -108,11 +113,13 @@ extension JSONTranscoder {
                 let first = k.length > 0 ? s.base[k.start] : 0
                 if first == UInt8(ascii: "@") || first == UInt8(ascii: "#") || (first == UInt8(ascii: "o") && s.hasPrefix(k, "odata.")) {
                     try controlMember(k, &h, &current, role: role, top: &top)
+                    sameType = current === declared
                     continue
                 }
                 if first == UInt8(ascii: "_") && version == .v2 && s.equals(k, "__metadata") {
                     try readV2Metadata(&h)
                     if let t = h.type, let ti = index?.type(t) { current = ti }
+                    sameType = current === declared
                     continue
                 }
                 if let at = annotationSeparator(k) {
@@ -165,7 +172,7 @@ extension JSONTranscoder {
                 }
             } while try s.nextMember()
         }
-        if seenKeys.count > frame { seenKeys.removeSubrange(frame...) }
+        if seenKeys.count > frame { seenKeys.removeLast(seenKeys.count - frame) }
         if role == .topLevel {
             if let n = top.nextLink { key("@odata.nextLink", comma: wrote); string(n); wrote = true }
             if let d = top.deltaLink { key("@odata.deltaLink", comma: wrote); string(d); wrote = true }
@@ -179,11 +186,11 @@ extension JSONTranscoder {
     /// A member of `declared` (number `number`) whose name is plain, in an object of that type:
     /// what the general path of `writeObject` does for it, without its lookups and copies.
     @inline(__always)
-    mutating func writeDeclaredMember(_ k: JSONScanner.StringToken, _ d: PayloadTypeInfo, _ number: Int, _ slot: PayloadMemberSlot,
+    mutating func writeDeclaredMember(_ k: JSONScanner.StringToken, _ declared: PayloadTypeInfo?, _ number: Int, _ slot: PayloadMemberSlot,
                                       hintKey: JSONScanner.StringToken?, hint: (PayloadMember.Kind, Bool),
                                       keysSeen: inout Int, wrote: inout Bool) throws(JSONError) {
         if slot.isKey { keysSeen += 1 }
-        if slot.isNavigation {
+        if slot.isNavigation, let d = declared {
             let m = d.memberList[number]
             if case .navigation(let target) = m.kind {
                 return try writeNavigation(k, target: index?.type(target), collection: m.isCollection, &wrote)
@@ -202,7 +209,7 @@ extension JSONTranscoder {
                 try writePrimitive(p)
             }
             if slot.isKey { try checkKeyRange(p, k, from: valueStart) }
-        } else {
+        } else if let d = declared {
             let m = d.memberList[number]
             let valueStart = out.count
             try writeValue(m.kind, collection: m.isCollection)
@@ -501,50 +508,44 @@ extension JSONTranscoder {
 
     mutating func insertHeader(_ h: ObjectHeader, at position: Int, declared: PayloadTypeInfo?, current: PayloadTypeInfo?,
                                keysSeen: Int, role: ObjectRole, top: TopLevelState, hasMembers: Bool) {
-        var hdr = header  // reused storage: one allocation per decode, not one per object
-        header = []
-        hdr.removeAll(keepingCapacity: true)
-        defer { header = hdr }
-        func member(_ name: StaticString) {
-            if !hdr.isEmpty { hdr.append(UInt8(ascii: ",")) }
-            hdr.append(UInt8(ascii: "\""))
-            hdr.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-            hdr.append(contentsOf: "\":".utf8)
-        }
-        func raw(_ t: JSONScanner.StringToken) {
-            hdr.append(UInt8(ascii: "\""))
-            hdr.append(contentsOf: UnsafeBufferPointer(start: s.base + t.start, count: t.length))
-            hdr.append(UInt8(ascii: "\""))
-        }
+        header.truncate(to: 0)  // reused: no allocation per object
         if role == .topLevel, let c = top.count, EdmLiteral.isJSONInteger(Array(c.utf8)) {
-            member("@odata.count"); hdr.append(contentsOf: c.utf8)
+            headerMember("@odata.count"); header.append(c)
         }
-        if let c = h.context { member("@odata.context"); JSONWriter.writeString(c, into: &hdr) }
+        if let c = h.context { headerMember("@odata.context"); header.appendString(c) }
         if h.isTombstone {
-            member("@odata.removed")
-            hdr.append(contentsOf: h.removed ?? Array(#"{"reason":"deleted"}"#.utf8))
+            headerMember("@odata.removed")
+            if let removed = h.removed { header.append(removed) } else { header.append(#"{"reason":"deleted"}"#) }
         }
         if let id = h.id {
             let keysIncomplete = current.map { $0.isEntity && keysSeen < $0.keyNames.count } ?? true
             if h.isTombstone || role == .reference || keysIncomplete {
-                member("@odata.id"); raw(id)
+                headerMember("@odata.id"); header.appendQuoted(s.base + id.start, count: id.length)
             }
         }
-        if let e = h.etag { member("@odata.etag"); raw(e) }
+        if let e = h.etag { headerMember("@odata.etag"); header.appendQuoted(s.base + e.start, count: e.length) }
         let isValueResult = role == .topLevel && top.sawValue && !top.sawProperty
         if let t = h.type, !isValueResult, let resolved = resolvedStructuredName(t), resolved != declared?.qualifiedName {
-            member("@odata.type"); JSONWriter.writeString("#" + resolved, into: &hdr)
+            headerMember("@odata.type"); header.appendString("#" + resolved)
         }
         for m in h.media {
-            if !hdr.isEmpty { hdr.append(UInt8(ascii: ",")) }
-            hdr.append(contentsOf: "\"@odata.".utf8)
-            hdr.append(contentsOf: UnsafeBufferPointer(start: m.name.utf8Start, count: m.name.utf8CodeUnitCount))
-            hdr.append(contentsOf: "\":".utf8)
-            raw(m.value)
+            if header.count > 0 { header.append(UInt8(ascii: ",")) }
+            header.append("\"@odata.")
+            header.append(m.name)
+            header.append("\":")
+            header.appendQuoted(s.base + m.value.start, count: m.value.length)
         }
-        guard !hdr.isEmpty else { return }
-        if hasMembers { hdr.append(UInt8(ascii: ",")) }
-        out.insert(hdr, at: position)
+        guard header.count > 0 else { return }
+        if hasMembers { header.append(UInt8(ascii: ",")) }
+        out.insert(header.span(0..<header.count), at: position)
+    }
+
+    /// `"name":` in `header`, after a comma unless it is the first member there.
+    private mutating func headerMember(_ name: StaticString) {
+        if header.count > 0 { header.append(UInt8(ascii: ",")) }
+        header.append(UInt8(ascii: "\""))
+        header.append(name)
+        header.append("\":")
     }
 }
 

@@ -9,7 +9,7 @@ struct JSONTranscoder {
     /// The canonical JSON being written (raw memory, see `AtomByteWriter`).
     var out: AtomByteWriter
     /// Scratch bytes reused per object for the control information inserted at its start.
-    var header: [UInt8] = []
+    var header = AtomByteWriter(capacity: 256)
     /// Scratch bytes for converted values (V2 dates).
     var scratch: [UInt8] = []
     let version: ODataVersion
@@ -219,22 +219,26 @@ struct JSONTranscoder {
 
     /// The number of `type`'s member whose name is `k`'s raw spelling, or nil. The member that
     /// followed member `prev` (-1: the first member) in the last object of this type is tried first.
+    /// `slots` and `names` are `type`'s `slotPointer` and `namePointer`.
     @inline(__always)
-    mutating func memberNumber(_ type: PayloadTypeInfo, _ k: JSONScanner.StringToken, chain: Int, prev: Int) -> Int? {
+    mutating func memberNumber(_ type: PayloadTypeInfo?, _ slots: UnsafeMutablePointer<PayloadMemberSlot>,
+                               _ names: UnsafeMutablePointer<UInt8>, _ k: JSONScanner.StringToken,
+                               chain: Int, prev: Int) -> Int? {
         let p = s.base + k.start
         if chain >= 0 {
             let expected = Int(chains[chain &+ prev &+ 1])
             if expected >= 0 {
-                let slot = type.slotPointer[expected]
+                let slot = slots[expected]
                 if slot.nameLength == k.length {
-                    let name = type.namePointer + slot.nameStart
+                    let name = names + slot.nameStart
                     var i = 0
                     while i < k.length && name[i] == p[i] { i &+= 1 }
                     if i == k.length { return expected }
                 }
             }
         }
-        guard let n = type.memberNumbers.lookup(p, k.length) else { return nil }
+        guard let type, !(k.length > 0 && p[0] == UInt8(ascii: "@") && !type.hasNameStartingWithAt),
+              let n = type.memberNumbers.lookup(p, k.length) else { return nil }
         if chain >= 0 { chains[chain &+ prev &+ 1] = Int32(truncatingIfNeeded: n) }
         return n
     }

@@ -48,6 +48,9 @@ final class PayloadTypeInfo: Sendable {
     let namePool: [UInt8]
     /// Name (UTF-8 bytes) -> member number.
     let memberNumbers: ByteKeyedTable<Int>
+    /// Whether a member name starts with `@` (never in a valid model: then a key like
+    /// `@odata.etag` needs no lookup).
+    let hasNameStartingWithAt: Bool
     /// `memberSlots` and `namePool` in memory owned by this object (freed by `deinit`, never
     /// written after `init`), for the transcoder's per-key checks: reading them costs no
     /// reference counting, which reading the arrays through the class did once per key.
@@ -83,6 +86,7 @@ final class PayloadTypeInfo: Sendable {
         memberSlots = slots
         namePool = pool
         memberNumbers = numbers
+        hasNameStartingWithAt = members.keys.contains { $0.utf8.first == UInt8(ascii: "@") }
         slotPointer = .allocate(capacity: max(slots.count, 1))
         slotPointer.initialize(from: slots, count: slots.count)
         namePointer = .allocate(capacity: max(pool.count, 1))

@@ -61,8 +61,8 @@ import Testing
             (#"{"ID":1,"P69":"a","P3":"b","P69":"c"}"#, "Wides", "P69"),  // beyond the bit set
             (#"{"ID":1,"P63":"a","P63":"c"}"#, "Wides", "P63"),  // the last bit
             // The type changes after the member: still the same name spelled the same way.
-            (#"{"Name":"a","@odata.type":"#NS.Derived","Extra":1,"Name":"b"}"#, "Bases", "Name"),
-            (#"{"Extra":1,"@odata.type":"#NS.Derived","Extra":2}"#, "Bases", "Extra"),
+            (##"{"Name":"a","@odata.type":"#NS.Derived","Extra":1,"Name":"b"}"##, "Bases", "Name"),
+            (##"{"Extra":1,"@odata.type":"#NS.Derived","Extra":2}"##, "Bases", "Extra"),
         ]
         for (body, set, name) in cases {
             for wrapped in [body, #"{"value":[{"ID":0},"# + body + "]}"] {
