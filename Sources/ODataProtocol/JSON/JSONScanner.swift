@@ -99,8 +99,12 @@ package struct JSONScanner {
         guard b == UInt8(ascii: "\"") else {
             throw fail(b == UInt8(ascii: "}") ? "trailing comma in object" : "expected a member name string, found \(Self.describe(b))")
         }
-        let key = try scanString()
-        try expect(UInt8(ascii: ":"), "':' after member name")
+        let key = try scanStringAtQuote()
+        if pos < count && base[pos] == UInt8(ascii: ":") {  // the usual case: no whitespace before ':'
+            pos += 1
+        } else {
+            try expect(UInt8(ascii: ":"), "':' after member name")
+        }
         return key
     }
 
@@ -131,6 +135,12 @@ package struct JSONScanner {
     package mutating func scanString() throws(JSONError) -> StringToken {
         skipWhitespace()
         guard pos < count, base[pos] == UInt8(ascii: "\"") else { throw fail("expected a string") }
+        return try scanStringAtQuote()
+    }
+
+    /// `scanString` when `pos` is known to be at the opening quote.
+    @inline(__always)
+    private mutating func scanStringAtQuote() throws(JSONError) -> StringToken {
         let start = pos + 1
         var p = start
         var escaped = false

@@ -172,7 +172,7 @@ extension JSONTranscoder {
                 }
             } while try s.nextMember()
         }
-        if seenKeys.count > frame { seenKeys.removeLast(seenKeys.count - frame) }
+        while seenKeys.count > frame { seenKeys.removeLast() }
         if role == .topLevel {
             if let n = top.nextLink { key("@odata.nextLink", comma: wrote); string(n); wrote = true }
             if let d = top.deltaLink { key("@odata.deltaLink", comma: wrote); string(d); wrote = true }
@@ -515,7 +515,7 @@ extension JSONTranscoder {
         if let c = h.context { headerMember("@odata.context"); header.appendString(c) }
         if h.isTombstone {
             headerMember("@odata.removed")
-            if let removed = h.removed { header.append(removed) } else { header.append(#"{"reason":"deleted"}"#) }
+            if let removed = h.removed { header.append(removed) } else { header.append(#"{"reason":"deleted"}"# as StaticString) }
         }
         if let id = h.id {
             let keysIncomplete = current.map { $0.isEntity && keysSeen < $0.keyNames.count } ?? true
@@ -530,9 +530,9 @@ extension JSONTranscoder {
         }
         for m in h.media {
             if header.count > 0 { header.append(UInt8(ascii: ",")) }
-            header.append("\"@odata.")
+            header.append("\"@odata." as StaticString)
             header.append(m.name)
-            header.append("\":")
+            header.append("\":" as StaticString)
             header.appendQuoted(s.base + m.value.start, count: m.value.length)
         }
         guard header.count > 0 else { return }
@@ -545,7 +545,7 @@ extension JSONTranscoder {
         if header.count > 0 { header.append(UInt8(ascii: ",")) }
         header.append(UInt8(ascii: "\""))
         header.append(name)
-        header.append("\":")
+        header.append("\":" as StaticString)
     }
 }
 
