@@ -85,6 +85,7 @@ package struct JSONScanner {
 
     /// After a member value: consumes `,` (true: another member follows) or `}` (false).
     package mutating func nextMember() throws(JSONError) -> Bool {
+        if pos < count && base[pos] == UInt8(ascii: ",") { pos += 1; return true }  // the usual case: no whitespace
         let b = try peek()
         pos += 1
         if b == UInt8(ascii: ",") { return true }
@@ -298,9 +299,14 @@ package struct JSONScanner {
     /// Consumes `true`, `false` or `null` (the byte at `pos` is its first letter).
     package mutating func scanLiteral() throws(JSONError) -> JSONValue {
         skipWhitespace()
-        if matches("true") { pos += 4; return .bool(true) }
-        if matches("false") { pos += 5; return .bool(false) }
-        if matches("null") { pos += 4; return .null }
+        if pos < count {
+            switch base[pos] {  // only the literal its first letter names can match
+            case UInt8(ascii: "t"): if matches("true") { pos += 4; return .bool(true) }
+            case UInt8(ascii: "f"): if matches("false") { pos += 5; return .bool(false) }
+            case UInt8(ascii: "n"): if matches("null") { pos += 4; return .null }
+            default: break
+            }
+        }
         throw fail("invalid literal")
     }
 

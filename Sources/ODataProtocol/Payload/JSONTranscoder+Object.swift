@@ -231,6 +231,8 @@ extension JSONTranscoder {
     /// bytes: `@odata.etag`, `@etag` (4.01) and `odata.etag` (legacy) are the same term; terms of
     /// other vocabularies (`@com.contoso.x`) are `.custom`.
     func controlTerm(_ k: JSONScanner.StringToken, from start: Int) -> ControlTerm {
+        // The term of nearly every entity of a page, answered before the general rules.
+        if k.end - start == 11 && matchesPrefix(start, k.end, "@odata.etag") { return .etag }
         var i = start
         if i < k.end && s.base[i] == UInt8(ascii: "@") { i += 1 }
         if matchesPrefix(i, k.end, "odata.") {
