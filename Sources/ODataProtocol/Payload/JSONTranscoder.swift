@@ -207,10 +207,12 @@ struct JSONTranscoder {
         JSONError(offset: k.start - 1, message: "duplicate property \"\(s.string(k))\"")
     }
 
-    /// Where `type`'s member-order memo starts in `chains` (made on first use), or -1.
+    /// Where `type`'s member-order memo starts in `chains` (made on first use), or -1 (no memo:
+    /// more than 16 types met, or a type of more than 1,024 members, whose memo would cost more
+    /// to set up per decode than hashing its keys).
     mutating func chainBase(_ type: PayloadTypeInfo) -> Int {
         for c in chainTypes where c.type === type { return c.base }
-        guard chainTypes.count < 16 else { return -1 }
+        guard chainTypes.count < 16, type.memberSlots.count <= 1024 else { return -1 }
         let base = chains.count
         chains.append(contentsOf: repeatElement(-1, count: type.memberSlots.count + 1))
         chainTypes.append((type, base))

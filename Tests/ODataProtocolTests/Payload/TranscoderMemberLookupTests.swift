@@ -99,6 +99,23 @@ import Testing
         #expect(failure(#"{"A":0,"B":0,"C":128}"#, set: "Smalls") != nil)
     }
 
+    @Test func typesTooWideForTheOrderMemo() throws {
+        // 1,100 members: no member-order memo (hashing only), duplicates beyond the bit set in the list.
+        var props = ""
+        for i in 0..<1100 { props += "<Property Name=\"Q\(i)\" Type=\"Edm.Int64\"/>" }
+        let csdl = """
+        <edmx:Edmx xmlns:edmx="http://docs.oasis-open.org/odata/ns/edmx" Version="4.0"><edmx:DataServices>
+        <Schema xmlns="http://docs.oasis-open.org/odata/ns/edm" Namespace="W"><EntityType Name="T"><Key><PropertyRef Name="Q0"/></Key>\(props)</EntityType>
+        <EntityContainer Name="C"><EntitySet Name="Ts" EntityType="W.T"/></EntityContainer></Schema></edmx:DataServices></edmx:Edmx>
+        """
+        let model = try MetadataParser.parse(Array(csdl.utf8))
+        func decode(_ body: String) throws -> String {
+            try PayloadDecoder.decode(Array(body.utf8), contentType: "application/json", version: .v4, model: model, entitySet: "Ts").json
+        }
+        #expect(try decode(#"{"value":[{"Q0":1,"Q1099":2},{"Q1099":3,"Q0":4}]}"#) == #"{"value":[{"Q0":"1","Q1099":"2"},{"Q1099":"3","Q0":"4"}]}"#)
+        #expect(throws: PayloadError.self) { try decode(#"{"value":[{"Q0":1,"Q700":2,"Q700":3}]}"#) }
+    }
+
     @Test func byteIntegerCheckReadsAsIntegerInitializers() {
         let texts = ["0", "-0", "+0", "1", "-1", "+12", "2147483647", "2147483648", "-2147483648", "-2147483649",
                      "00000000000000000000000000000000000001", "99999999999999999999999999", "-", "+", "", "1.0", "1e3",
