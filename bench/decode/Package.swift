@@ -8,5 +8,8 @@ let package = Package(
     targets: [
         .executableTarget(name: "decode-bench",
                           dependencies: [.product(name: "ODataProtocol", package: "odatastore")]),
+        // Output digests for comparing two builds of the decoder (check_outputs.sh).
+        .executableTarget(name: "decode-check",
+                          dependencies: [.product(name: "ODataProtocol", package: "odatastore")]),
     ]
 )

@@ -85,6 +85,7 @@ package struct JSONScanner {
 
     /// After a member value: consumes `,` (true: another member follows) or `}` (false).
     package mutating func nextMember() throws(JSONError) -> Bool {
+        if pos < count && base[pos] == UInt8(ascii: ",") { pos += 1; return true }  // the usual case: no whitespace
         let b = try peek()
         pos += 1
         if b == UInt8(ascii: ",") { return true }
@@ -99,8 +100,12 @@ package struct JSONScanner {
         guard b == UInt8(ascii: "\"") else {
             throw fail(b == UInt8(ascii: "}") ? "trailing comma in object" : "expected a member name string, found \(Self.describe(b))")
         }
-        let key = try scanString()
-        try expect(UInt8(ascii: ":"), "':' after member name")
+        let key = try scanStringAtQuote()
+        if pos < count && base[pos] == UInt8(ascii: ":") {  // the usual case: no whitespace before ':'
+            pos += 1
+        } else {
+            try expect(UInt8(ascii: ":"), "':' after member name")
+        }
         return key
     }
 
@@ -131,6 +136,12 @@ package struct JSONScanner {
     package mutating func scanString() throws(JSONError) -> StringToken {
         skipWhitespace()
         guard pos < count, base[pos] == UInt8(ascii: "\"") else { throw fail("expected a string") }
+        return try scanStringAtQuote()
+    }
+
+    /// `scanString` when `pos` is known to be at the opening quote.
+    @inline(__always)
+    private mutating func scanStringAtQuote() throws(JSONError) -> StringToken {
         let start = pos + 1
         var p = start
         var escaped = false
@@ -288,9 +299,14 @@ package struct JSONScanner {
     /// Consumes `true`, `false` or `null` (the byte at `pos` is its first letter).
     package mutating func scanLiteral() throws(JSONError) -> JSONValue {
         skipWhitespace()
-        if matches("true") { pos += 4; return .bool(true) }
-        if matches("false") { pos += 5; return .bool(false) }
-        if matches("null") { pos += 4; return .null }
+        if pos < count {
+            switch base[pos] {  // only the literal its first letter names can match
+            case UInt8(ascii: "t"): if matches("true") { pos += 4; return .bool(true) }
+            case UInt8(ascii: "f"): if matches("false") { pos += 5; return .bool(false) }
+            case UInt8(ascii: "n"): if matches("null") { pos += 4; return .null }
+            default: break
+            }
+        }
         throw fail("invalid literal")
     }
 

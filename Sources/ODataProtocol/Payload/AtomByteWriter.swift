@@ -6,9 +6,9 @@ internal import Musl
 internal import Darwin
 #endif
 
-/// The growable byte buffer the streaming Atom decoder writes its JSON into: raw memory with
-/// inlined appends (no uniqueness check or generic collection path per append, which
-/// `[UInt8]` costs on this hot path), JSON string escaping, and moves within the buffer.
+/// The growable byte buffer the streaming Atom decoder and the JSON transcoder write their JSON
+/// into: raw memory with inlined appends (no uniqueness check or generic collection path per
+/// append, which `[UInt8]` costs on this hot path), JSON string escaping, and moves within the buffer.
 ///
 /// Ownership: the memory belongs to a private storage object shared by copies of the writer.
 /// Copies are for reading only (mutating one copy would leave the others with stale `count`
@@ -77,6 +77,79 @@ struct AtomByteWriter {
         var s = s
         s.withUTF8 { append($0) }
     }
+
+    /// `"` + `n` bytes at `p` + `"` (a validated string token's raw span, copied as it is).
+    @inline(__always)
+    mutating func appendQuoted(_ p: UnsafePointer<UInt8>, count n: Int) {
+        reserve(n &+ 2)
+        let d = base + count
+        d[0] = UInt8(ascii: "\"")
+        Self.copy(d + 1, p, n)
+        d[n &+ 1] = UInt8(ascii: "\"")
+        count &+= n &+ 2
+    }
+
+    /// `,"name":` (the comma only when `comma`) for a member name's raw span.
+    @inline(__always)
+    mutating func appendKey(_ p: UnsafePointer<UInt8>, count n: Int, comma: Bool) {
+        reserve(n &+ 4)
+        var d = base + count
+        if comma { d[0] = UInt8(ascii: ","); d += 1 }
+        d[0] = UInt8(ascii: "\"")
+        Self.copy(d + 1, p, n)
+        d[n &+ 1] = UInt8(ascii: "\"")
+        d[n &+ 2] = UInt8(ascii: ":")
+        count &+= n &+ (comma ? 4 : 3)
+    }
+
+    /// Copies `n` bytes from `s` to `d` (which do not overlap): short spans (member names,
+    /// numbers, most values) with overlapping word loads and stores that stay inside both
+    /// ranges, longer ones with `memcpy`.
+    @inline(__always)
+    static func copy(_ d: UnsafeMutablePointer<UInt8>, _ s: UnsafePointer<UInt8>, _ n: Int) {
+        let src = UnsafeRawPointer(s), dst = UnsafeMutableRawPointer(d)
+        if n >= 8 && n <= 16 {
+            let a = src.loadUnaligned(as: UInt64.self)
+            let b = src.loadUnaligned(fromByteOffset: n &- 8, as: UInt64.self)
+            dst.storeBytes(of: a, as: UInt64.self)
+            dst.storeBytes(of: b, toByteOffset: n &- 8, as: UInt64.self)
+        } else if n >= 4 && n < 8 {
+            let a = src.loadUnaligned(as: UInt32.self)
+            let b = src.loadUnaligned(fromByteOffset: n &- 4, as: UInt32.self)
+            dst.storeBytes(of: a, as: UInt32.self)
+            dst.storeBytes(of: b, toByteOffset: n &- 4, as: UInt32.self)
+        } else if n < 4 {
+            var i = 0
+            while i < n { d[i] = s[i]; i &+= 1 }
+        } else {
+            memcpy(dst, src, n)
+        }
+    }
+
+    /// Inserts `bytes` (not from this buffer) at `position`, moving the bytes after it up.
+    mutating func insert(_ bytes: UnsafeBufferPointer<UInt8>, at position: Int) {
+        guard let p = bytes.baseAddress, bytes.count > 0 else { return }
+        let n = bytes.count
+        reserve(n)
+        memmove(base + position + n, base + position, count - position)
+        memcpy(base + position, p, n)
+        count += n
+    }
+
+    mutating func insert(_ bytes: [UInt8], at position: Int) {
+        bytes.withUnsafeBufferPointer { insert($0, at: position) }
+    }
+
+    mutating func insert(_ s: StaticString, at position: Int) {
+        insert(UnsafeBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount), at: position)
+    }
+
+    /// The byte at `i` (< `count`).
+    @inline(__always)
+    subscript(i: Int) -> UInt8 { base[i] }
+
+    /// A copy of the bytes in `range`.
+    func array(_ range: Range<Int>) -> [UInt8] { Array(span(range)) }
 
     /// Appends `count` bytes of this buffer from `start` (which may be anywhere before the end).
     mutating func appendCopy(from start: Int, count n: Int) {

@@ -480,26 +480,26 @@ struct AtomStreamDecoder {
                 JSONWriter.writeString(d, into: &o)
             }
             o.append(UInt8(ascii: "}"))
-            return DecodedPayload(json: String(decoding: o, as: UTF8.self), count: feed.count, nextLink: feed.next,
+            return DecodedPayload(utf8: o, count: feed.count, nextLink: feed.next,
                                   deltaLink: feed.delta, entityCount: feed.items)
         case .entry:
-            return DecodedPayload(json: String(decoding: out.bytes.span(result), as: UTF8.self), etag: rootEtag, entityCount: 1)
+            return DecodedPayload(utf8: Array(out.bytes.span(result)), etag: rootEtag, entityCount: 1)
         case .property:
             var o: [UInt8] = []
             o.reserveCapacity(result.count + 16)
             o.append(contentsOf: #"{"value":"#.utf8)
             o.append(contentsOf: out.bytes.span(result))
             o.append(UInt8(ascii: "}"))
-            return DecodedPayload(json: String(decoding: o, as: UTF8.self))
+            return DecodedPayload(utf8: o)
         case .links:
             var o: [UInt8] = []
             o.reserveCapacity(result.count + 16)
             o.append(contentsOf: #"{"value":"#.utf8)
             o.append(contentsOf: out.bytes.span(result))
             o.append(UInt8(ascii: "}"))
-            return DecodedPayload(json: String(decoding: o, as: UTF8.self), entityCount: linkCount)
+            return DecodedPayload(utf8: o, entityCount: linkCount)
         case .uri:
-            return DecodedPayload(json: String(decoding: out.bytes.span(result), as: UTF8.self), entityCount: 1)
+            return DecodedPayload(utf8: Array(out.bytes.span(result)), entityCount: 1)
         }
     }
 

@@ -1,8 +1,16 @@
 /// A response body converted to the canonical JSON shape (docs/json-shape.md): OData V4 JSON,
 /// minimal metadata, `IEEE754Compatible=true`, whatever the service's version or format.
 public struct DecodedPayload: Sendable, Equatable {
-    /// The canonical JSON text (compact UTF-8).
-    public var json: String
+    /// The canonical JSON text as UTF-8 bytes (compact, valid UTF-8). The decoders produce
+    /// bytes; consumers that can work on bytes (the offline download writing a page) read
+    /// these and no `String` is made.
+    public var utf8: [UInt8]
+    /// The canonical JSON text as a `String`, made from `utf8` at each read (a copy, and the
+    /// standard library validates the UTF-8 again: O(n)): read it once.
+    public var json: String {
+        get { String(decoding: utf8, as: UTF8.self) }
+        set { utf8 = Array(newValue.utf8) }
+    }
     /// `@odata.count` of the top-level collection (`$count=true` / V2 `$inlinecount=allpages`).
     public var count: Int64?
     /// The top-level next link, exactly as the server sent it (may be relative).
@@ -14,14 +22,20 @@ public struct DecodedPayload: Sendable, Equatable {
     /// Elements of `value` for a collection result (entities, deleted-entity entries, links or
     /// values), 1 for a single entity, 0 for a single primitive or complex value.
     public var entityCount: Int
-    /// Where the entities are in `json` (UTF-8 byte offsets), when the decoder recorded them;
-    /// nil when it did not (consumers then find them in `json` themselves). A single-entity
+    /// Where the entities are in `utf8` (byte offsets), when the decoder recorded them;
+    /// nil when it did not (consumers then find them in the text themselves). A single-entity
     /// result is one range covering the whole text.
     public var entityRanges: [Range<Int>]?
 
     public init(json: String, count: Int64? = nil, nextLink: String? = nil, deltaLink: String? = nil,
                 etag: String? = nil, entityCount: Int = 0, entityRanges: [Range<Int>]? = nil) {
-        self.json = json
+        self.init(utf8: Array(json.utf8), count: count, nextLink: nextLink, deltaLink: deltaLink, etag: etag,
+                  entityCount: entityCount, entityRanges: entityRanges)
+    }
+
+    public init(utf8: [UInt8], count: Int64? = nil, nextLink: String? = nil, deltaLink: String? = nil,
+                etag: String? = nil, entityCount: Int = 0, entityRanges: [Range<Int>]? = nil) {
+        self.utf8 = utf8
         self.count = count
         self.nextLink = nextLink
         self.deltaLink = deltaLink

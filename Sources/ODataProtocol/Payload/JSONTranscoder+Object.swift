@@ -74,18 +74,52 @@ extension JSONTranscoder {
         var hintKey: JSONScanner.StringToken? = nil
         var hint: (PayloadMember.Kind, Bool) = (.unknown, false)
         let frame = seenKeys.count
+        // Duplicates: a name spelled like one of `declared`'s first 64 members is a bit in
+        // `seenBits`; every other name goes to `seenKeys`. The split depends on the spelling
+        // alone, so a repeated name always meets its first occurrence.
+        var seenBits: UInt64 = 0
+        // Per key only trivial values are read (no reference counting): the declared type's
+        // member slots and names, its member-order memo, whether `current` is still `declared`.
+        let chain = declared.map { chainBase($0) } ?? -1
+        let slots = declared?.slotPointer
+        let names = declared?.namePointer
+        var sameType = true
+        var prev = -1
         if try s.beginObject() {
             repeat {
                 let k = try s.readKey()
-                try noteKey(k, frame: frame)
+                var number = -1
+                if let slots, let names, let n = memberNumber(declared, slots, names, k, chain: chain, prev: prev) {
+                    number = n
+                    prev = n
+                }
+                if number >= 0 && number < 64 {
+                    let bit = UInt64(1) << UInt64(number)
+                    if seenBits & bit != 0 { throw duplicate(k) }
+                    seenBits |= bit
+                    // The common case, a plain declared member of an entity or complex value:
+                    // none of the control-information rules below can apply.
+                    if role == .nested, !k.escaped, !h.isTombstone, sameType, let slots {
+                        let slot = slots[number]
+                        if slot.isPlain {
+                            try writeDeclaredMember(k, declared, number, slot, hintKey: hintKey, hint: hint,
+                                                    keysSeen: &keysSeen, wrote: &wrote)
+                            continue
+                        }
+                    }
+                } else {
+                    try noteKey(k, frame: frame)
+                }
                 let first = k.length > 0 ? s.base[k.start] : 0
                 if first == UInt8(ascii: "@") || first == UInt8(ascii: "#") || (first == UInt8(ascii: "o") && s.hasPrefix(k, "odata.")) {
                     try controlMember(k, &h, &current, role: role, top: &top)
+                    sameType = current === declared
                     continue
                 }
                 if first == UInt8(ascii: "_") && version == .v2 && s.equals(k, "__metadata") {
                     try readV2Metadata(&h)
                     if let t = h.type, let ti = index?.type(t) { current = ti }
+                    sameType = current === declared
                     continue
                 }
                 if let at = annotationSeparator(k) {
@@ -104,7 +138,7 @@ extension JSONTranscoder {
                     if s.equals(k, "reason") {
                         let start = out.count
                         ascii("{\"reason\":"); try copyValue(); byte(UInt8(ascii: "}"))
-                        h.removed = Array(out[start...]); out.removeSubrange(start...)
+                        h.removed = out.array(start..<out.count); out.truncate(to: start)
                         continue
                     }
                     if s.equals(k, "when") { try s.skipValue(); continue }
@@ -138,7 +172,7 @@ extension JSONTranscoder {
                 }
             } while try s.nextMember()
         }
-        seenKeys.removeSubrange(frame...)
+        while seenKeys.count > frame { seenKeys.removeLast() }
         if role == .topLevel {
             if let n = top.nextLink { key("@odata.nextLink", comma: wrote); string(n); wrote = true }
             if let d = top.deltaLink { key("@odata.deltaLink", comma: wrote); string(d); wrote = true }
@@ -147,6 +181,40 @@ extension JSONTranscoder {
         insertHeader(h, at: bodyStart, declared: declared, current: current, keysSeen: keysSeen,
                      role: role, top: top, hasMembers: wrote)
         return h
+    }
+
+    /// A member of `declared` (number `number`) whose name is plain, in an object of that type:
+    /// what the general path of `writeObject` does for it, without its lookups and copies.
+    @inline(__always)
+    mutating func writeDeclaredMember(_ k: JSONScanner.StringToken, _ declared: PayloadTypeInfo?, _ number: Int, _ slot: PayloadMemberSlot,
+                                      hintKey: JSONScanner.StringToken?, hint: (PayloadMember.Kind, Bool),
+                                      keysSeen: inout Int, wrote: inout Bool) throws(JSONError) {
+        if slot.isKey { keysSeen += 1 }
+        if slot.isNavigation, let d = declared {
+            let m = d.memberList[number]
+            if case .navigation(let target) = m.kind {
+                return try writeNavigation(k, target: index?.type(target), collection: m.isCollection, &wrote)
+            }
+        }
+        key(k, comma: wrote)
+        wrote = true
+        if let hk = hintKey, hk.length == k.length, memcmpEqual(hk.start, k.start, k.length) {
+            try writeValue(hint.0, collection: hint.1)
+        } else if let p = slot.primitive {
+            let valueStart = out.count
+            if try s.peek() == UInt8(ascii: "n") {
+                _ = try s.scanLiteral()
+                ascii("null")
+            } else {
+                try writePrimitive(p)
+            }
+            if slot.isKey { try checkKeyRange(p, k, from: valueStart) }
+        } else if let d = declared {
+            let m = d.memberList[number]
+            let valueStart = out.count
+            try writeValue(m.kind, collection: m.isCollection)
+            if m.isKey, case .primitive(let kind) = m.kind { try checkKeyRange(kind, k, from: valueStart) }
+        }
     }
 
     /// Position of `@` inside a member name (a property annotation `Name@term`), if any.
@@ -163,6 +231,8 @@ extension JSONTranscoder {
     /// bytes: `@odata.etag`, `@etag` (4.01) and `odata.etag` (legacy) are the same term; terms of
     /// other vocabularies (`@com.contoso.x`) are `.custom`.
     func controlTerm(_ k: JSONScanner.StringToken, from start: Int) -> ControlTerm {
+        // The term of nearly every entity of a page, answered before the general rules.
+        if k.end - start == 11 && matchesPrefix(start, k.end, "@odata.etag") { return .etag }
         var i = start
         if i < k.end && s.base[i] == UInt8(ascii: "@") { i += 1 }
         if matchesPrefix(i, k.end, "odata.") {
@@ -235,8 +305,8 @@ extension JSONTranscoder {
         case .removed:
             let start = out.count
             try copyValue()
-            h.removed = Array(out[start...])
-            out.removeSubrange(start...)
+            h.removed = out.array(start..<out.count)
+            out.truncate(to: start)
             h.isTombstone = true
         case .count where role == .topLevel: top.count = try readScalarText()
         case .nextLink where role == .topLevel: top.nextLink = try readLink()
@@ -263,7 +333,7 @@ extension JSONTranscoder {
         case .count:
             guard let n = try readScalarText(), EdmLiteral.isJSONInteger(Array(n.utf8)) else { return }
             writeAnnotationKey(k, at: at, term: "@odata.count", &wrote)
-            out.append(contentsOf: n.utf8)
+            out.append(n)
         case .nextLink, .deltaLink, .mediaReadLink, .mediaEditLink, .mediaContentType, .mediaEtag:
             guard try s.peek() == UInt8(ascii: "\"") else { return try s.skipValue() }
             let v = try s.scanString()
@@ -278,7 +348,7 @@ extension JSONTranscoder {
         wrote = true
         byte(UInt8(ascii: "\""))
         rawBytes(k.start..<at)
-        out.append(contentsOf: term.utf8)
+        out.append(term)
         ascii("\":")
     }
 
@@ -354,7 +424,7 @@ extension JSONTranscoder {
             ann.append(UInt8(ascii: "\"")); ann.append(contentsOf: name); ann.append(contentsOf: "@odata.nextLink\":".utf8)
             JSONWriter.writeString(next, into: &ann); ann.append(UInt8(ascii: ","))
         }
-        out.insert(contentsOf: ann, at: annotationAt)
+        out.insert(ann, at: annotationAt)
     }
 
     /// Reads V2 `__metadata`: etag, type, id (or uri) and the media-resource links.
@@ -440,47 +510,44 @@ extension JSONTranscoder {
 
     mutating func insertHeader(_ h: ObjectHeader, at position: Int, declared: PayloadTypeInfo?, current: PayloadTypeInfo?,
                                keysSeen: Int, role: ObjectRole, top: TopLevelState, hasMembers: Bool) {
-        var hdr: [UInt8] = []
-        func member(_ name: StaticString) {
-            if !hdr.isEmpty { hdr.append(UInt8(ascii: ",")) }
-            hdr.append(UInt8(ascii: "\""))
-            hdr.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-            hdr.append(contentsOf: "\":".utf8)
-        }
-        func raw(_ t: JSONScanner.StringToken) {
-            hdr.append(UInt8(ascii: "\""))
-            hdr.append(contentsOf: UnsafeBufferPointer(start: s.base + t.start, count: t.length))
-            hdr.append(UInt8(ascii: "\""))
-        }
+        header.truncate(to: 0)  // reused: no allocation per object
         if role == .topLevel, let c = top.count, EdmLiteral.isJSONInteger(Array(c.utf8)) {
-            member("@odata.count"); hdr.append(contentsOf: c.utf8)
+            headerMember("@odata.count"); header.append(c)
         }
-        if let c = h.context { member("@odata.context"); JSONWriter.writeString(c, into: &hdr) }
+        if let c = h.context { headerMember("@odata.context"); header.appendString(c) }
         if h.isTombstone {
-            member("@odata.removed")
-            hdr.append(contentsOf: h.removed ?? Array(#"{"reason":"deleted"}"#.utf8))
+            headerMember("@odata.removed")
+            if let removed = h.removed { header.append(removed) } else { header.append(#"{"reason":"deleted"}"# as StaticString) }
         }
         if let id = h.id {
             let keysIncomplete = current.map { $0.isEntity && keysSeen < $0.keyNames.count } ?? true
             if h.isTombstone || role == .reference || keysIncomplete {
-                member("@odata.id"); raw(id)
+                headerMember("@odata.id"); header.appendQuoted(s.base + id.start, count: id.length)
             }
         }
-        if let e = h.etag { member("@odata.etag"); raw(e) }
+        if let e = h.etag { headerMember("@odata.etag"); header.appendQuoted(s.base + e.start, count: e.length) }
         let isValueResult = role == .topLevel && top.sawValue && !top.sawProperty
         if let t = h.type, !isValueResult, let resolved = resolvedStructuredName(t), resolved != declared?.qualifiedName {
-            member("@odata.type"); JSONWriter.writeString("#" + resolved, into: &hdr)
+            headerMember("@odata.type"); header.appendString("#" + resolved)
         }
         for m in h.media {
-            if !hdr.isEmpty { hdr.append(UInt8(ascii: ",")) }
-            hdr.append(contentsOf: "\"@odata.".utf8)
-            hdr.append(contentsOf: UnsafeBufferPointer(start: m.name.utf8Start, count: m.name.utf8CodeUnitCount))
-            hdr.append(contentsOf: "\":".utf8)
-            raw(m.value)
+            if header.count > 0 { header.append(UInt8(ascii: ",")) }
+            header.append("\"@odata." as StaticString)
+            header.append(m.name)
+            header.append("\":" as StaticString)
+            header.appendQuoted(s.base + m.value.start, count: m.value.length)
         }
-        guard !hdr.isEmpty else { return }
-        if hasMembers { hdr.append(UInt8(ascii: ",")) }
-        out.insert(contentsOf: hdr, at: position)
+        guard header.count > 0 else { return }
+        if hasMembers { header.append(UInt8(ascii: ",")) }
+        out.insert(header.span(0..<header.count), at: position)
+    }
+
+    /// `"name":` in `header`, after a comma unless it is the first member there.
+    private mutating func headerMember(_ name: StaticString) {
+        if header.count > 0 { header.append(UInt8(ascii: ",")) }
+        header.append(UInt8(ascii: "\""))
+        header.append(name)
+        header.append("\":" as StaticString)
     }
 }
 
@@ -488,20 +555,40 @@ extension JSONTranscoder {
     /// A key of a small integer type must fit it: a key the server sent out of range
     /// (`"ID": 4294967297` for an Edm.Int32) would name another entity once stored or sent back.
     func checkKeyRange(_ kind: EdmPrimitiveKind, _ name: JSONScanner.StringToken, from start: Int) throws(JSONError) {
-        let fits: (String) -> Bool
+        let range: ClosedRange<Int64>
         switch kind {
-        case .int32: fits = { Int32($0) != nil }
-        case .int16: fits = { Int16($0) != nil }
-        case .byte: fits = { UInt8($0) != nil }
-        case .sbyte: fits = { Int8($0) != nil }
+        case .int32: range = Int64(Int32.min)...Int64(Int32.max)
+        case .int16: range = Int64(Int16.min)...Int64(Int16.max)
+        case .byte: range = 0...Int64(UInt8.max)
+        case .sbyte: range = Int64(Int8.min)...Int64(Int8.max)
         default: return
         }
         guard start < out.count else { return }
         let first = out[start]
         guard first == UInt8(ascii: "-") || (first >= 0x30 && first <= 0x39) else { return }
-        let text = String(decoding: out[start...], as: UTF8.self)
-        guard fits(text) else {
-            throw JSONError(offset: s.pos, message: "key property \"\(s.string(name))\" is \(text), not a valid \(kind.rawValue)")
+        guard !Self.integer(out.span(start..<out.count), fitsIn: range) else { return }
+        let text = out.string(start..<out.count)
+        throw JSONError(offset: s.pos, message: "key property \"\(s.string(name))\" is \(text), not a valid \(kind.rawValue)")
+    }
+
+    /// True when `text` reads as an integer in `range` the way `Int32(_: String)` and its
+    /// siblings read it: an optional `+` or `-`, then one or more ASCII digits, nothing else.
+    static func integer(_ text: UnsafeBufferPointer<UInt8>, fitsIn range: ClosedRange<Int64>) -> Bool {
+        var i = 0
+        var negative = false
+        if i < text.count, text[i] == UInt8(ascii: "-") || text[i] == UInt8(ascii: "+") {
+            negative = text[i] == UInt8(ascii: "-")
+            i += 1
         }
+        guard i < text.count else { return false }
+        var magnitude: Int64 = 0
+        while i < text.count {
+            let d = text[i] &- 0x30
+            guard d < 10 else { return false }
+            magnitude = magnitude * 10 + Int64(d)
+            if magnitude > 1 << 40 { return false }  // far outside every range checked here
+            i += 1
+        }
+        return range.contains(negative ? -magnitude : magnitude)
     }
 }

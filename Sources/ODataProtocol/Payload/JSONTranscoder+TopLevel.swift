@@ -67,7 +67,7 @@ extension JSONTranscoder {
         let h = try writeObject(declared: declared, role: .nested)
         if index != nil, let t = h.type, let ti = index?.type(t), !ti.isEntity, declared == nil {
             // A complex value (V2 complex property or function result): canonical {"value": {...}}.
-            out.insert(contentsOf: "{\"value\":".utf8, at: 0)
+            out.insert("{\"value\":", at: 0)
             byte(UInt8(ascii: "}"))
             return TopLevelSummary()
         }
@@ -131,7 +131,7 @@ extension JSONTranscoder {
         if let d = r.deltaLink { key("@odata.deltaLink", comma: true); string(d) }
         byte(UInt8(ascii: "}"))
         if let c = r.count, EdmLiteral.isJSONInteger(Array(c.utf8)) {
-            out.insert(contentsOf: Array("\"@odata.count\":\(c),".utf8), at: start)
+            out.insert(Array("\"@odata.count\":\(c),".utf8), at: start)
         }
         return r
     }
@@ -192,7 +192,7 @@ extension JSONTranscoder {
         default: isValue = false
         }
         if isValue {
-            out.insert(contentsOf: "{\"value\":".utf8, at: 0)
+            out.insert("{\"value\":", at: 0)
             byte(UInt8(ascii: "}"))
             return r
         }

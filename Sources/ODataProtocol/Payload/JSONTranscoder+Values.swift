@@ -108,7 +108,7 @@ extension JSONTranscoder {
             if isString {
                 let t = try s.scanString()
                 let raw = UnsafeBufferPointer(start: s.base + t.start, count: t.length)
-                if !t.escaped, EdmLiteral.isJSONInteger(raw) { out.append(contentsOf: raw) } else { rawString(t) }
+                if !t.escaped, EdmLiteral.isJSONInteger(raw) { out.append(raw) } else { rawString(t) }
                 return
             }
         case .double, .single:
@@ -116,7 +116,7 @@ extension JSONTranscoder {
                 let t = try s.scanString()
                 let text = s.string(t)
                 switch EdmLiteral.floatLiteral(text) {
-                case .number(let n): out.append(contentsOf: n.utf8)
+                case .number(let n): out.append(n)
                 case .special(let sp): string(sp)
                 case nil: rawString(t)
                 }
@@ -134,9 +134,11 @@ extension JSONTranscoder {
             if isString {
                 let t = try s.scanString()
                 if writeV2Date(t) { return }
-                let text = s.string(t)
-                if kind == .dateTime, let (_, offset) = EdmLiteral.epochMillis(fromISO: text), offset == nil {
-                    string(text + "Z"); return
+                if kind == .dateTime {
+                    let text = s.string(t)
+                    if let (_, offset) = EdmLiteral.epochMillis(fromISO: text), offset == nil {
+                        string(text + "Z"); return
+                    }
                 }
                 rawString(t)
                 return
@@ -163,6 +165,9 @@ extension JSONTranscoder {
             return try copyValue()
         default: break
         }
+        // Unchanged (what copyValue does, without peeking again).
+        if isString { return rawString(try s.scanString()) }
+        if isNumber { return rawBytes(try s.scanNumber()) }
         try copyValue()
     }
 
@@ -170,13 +175,16 @@ extension JSONTranscoder {
     /// written) when it is not one. Converted straight from the input bytes; tokens with
     /// escapes other than `\/` take the String route.
     mutating func writeV2Date(_ t: JSONScanner.StringToken) -> Bool {
+        // Decoded, it must start with `/`: raw, with `/` or an escape (`\/`, `\u002F`).
+        guard t.length > 8, s.base[t.start] == UInt8(ascii: "/") || s.base[t.start] == UInt8(ascii: "\\") else { return false }
         let raw = UnsafeBufferPointer(start: s.base + t.start, count: t.length)
-        out.append(UInt8(ascii: "\""))
-        if EdmLiteral.appendISO(fromV2Date: raw, escapedSlashes: true, into: &out) {
+        scratch.removeAll(keepingCapacity: true)
+        if EdmLiteral.appendISO(fromV2Date: raw, escapedSlashes: true, into: &scratch) {
+            out.append(UInt8(ascii: "\""))
+            out.append(scratch)
             out.append(UInt8(ascii: "\""))
             return true
         }
-        out.removeLast()
         if t.escaped, let iso = EdmLiteral.isoFromV2Date(s.string(t)) {
             string(iso)
             return true

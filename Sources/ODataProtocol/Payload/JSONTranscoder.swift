@@ -6,11 +6,24 @@
 /// One instance decodes one body on one thread; it borrows the scanner's memory.
 struct JSONTranscoder {
     var s: JSONScanner
-    var out: [UInt8] = []
+    /// The canonical JSON being written (raw memory, see `AtomByteWriter`).
+    var out: AtomByteWriter
+    /// Scratch bytes reused per object for the control information inserted at its start.
+    var header = AtomByteWriter(capacity: 256)
+    /// Scratch bytes for converted values (V2 dates).
+    var scratch: [UInt8] = []
     let version: ODataVersion
     let index: PayloadModelIndex?
-    /// Raw member-name spans of the objects being written (duplicate detection), one frame per open object.
+    /// Raw member-name spans of the objects being written (duplicate detection), one frame per
+    /// open object: the names that are not in the object's bit set of declared members.
     var seenKeys: [JSONScanner.StringToken] = []
+    /// Member-order memos, one per declared type met (at most 16): after the type's entry at
+    /// `base`, `chains[base + 1 + n]` is the member number that followed member `n` in the last
+    /// object of that type (`chains[base]`: its first member), -1 when none. The members of a
+    /// page's entities come in the same order, so the next key is checked against that member's
+    /// name before any hashing.
+    var chains: [Int32] = []
+    var chainTypes: [(type: PayloadTypeInfo, base: Int)] = []
     /// Memo of type-annotation values to member kinds.
     var typeHints = ByteKeyedTable<(PayloadMember.Kind, Bool)>()
     /// Memo of `@odata.type`/`__metadata.type` names to the qualified name to report (nil: primitive/collection).
@@ -22,7 +35,7 @@ struct JSONTranscoder {
         s = scanner
         self.version = version
         self.index = index
-        out.reserveCapacity(capacity + capacity / 8 + 64)
+        out = AtomByteWriter(capacity: capacity + capacity / 8 + 64)
         seenKeys.reserveCapacity(32)  // one allocation, not one per doubling up to an entity's width
     }
 
@@ -30,28 +43,22 @@ struct JSONTranscoder {
 
     @inline(__always) mutating func byte(_ b: UInt8) { out.append(b) }
 
-    @inline(__always) mutating func ascii(_ text: StaticString) {
-        out.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
-    }
+    @inline(__always) mutating func ascii(_ text: StaticString) { out.append(text) }
 
     /// Appends the raw span of a string token, quotes included (already valid JSON).
     @inline(__always) mutating func rawString(_ t: JSONScanner.StringToken) {
-        out.append(UInt8(ascii: "\""))
-        out.append(contentsOf: UnsafeBufferPointer(start: s.base + t.start, count: t.length))
-        out.append(UInt8(ascii: "\""))
+        out.appendQuoted(s.base + t.start, count: t.length)
     }
 
     @inline(__always) mutating func rawBytes(_ r: Range<Int>) {
-        out.append(contentsOf: UnsafeBufferPointer(start: s.base + r.lowerBound, count: r.count))
+        out.append(UnsafeBufferPointer(start: s.base + r.lowerBound, count: r.count))
     }
 
-    mutating func string(_ text: String) { JSONWriter.writeString(text, into: &out) }
+    mutating func string(_ text: String) { out.appendString(text) }
 
     /// `"name":` with a leading comma when `comma`.
     @inline(__always) mutating func key(_ t: JSONScanner.StringToken, comma: Bool) {
-        if comma { out.append(UInt8(ascii: ",")) }
-        rawString(t)
-        out.append(UInt8(ascii: ":"))
+        out.appendKey(s.base + t.start, count: t.length, comma: comma)
     }
 
     mutating func key(_ name: StaticString, comma: Bool) {
@@ -191,10 +198,51 @@ struct JSONTranscoder {
             }
             return false
         }
-        if duplicate {
-            throw JSONError(offset: k.start - 1, message: "duplicate property \"\(s.string(k))\"")
-        }
+        if duplicate { throw self.duplicate(k) }
         seenKeys.append(k)
+    }
+
+    /// The error for a repeated member name.
+    func duplicate(_ k: JSONScanner.StringToken) -> JSONError {
+        JSONError(offset: k.start - 1, message: "duplicate property \"\(s.string(k))\"")
+    }
+
+    /// Where `type`'s member-order memo starts in `chains` (made on first use), or -1 (no memo:
+    /// more than 16 types met, or a type of more than 1,024 members, whose memo would cost more
+    /// to set up per decode than hashing its keys).
+    mutating func chainBase(_ type: PayloadTypeInfo) -> Int {
+        for c in chainTypes where c.type === type { return c.base }
+        guard chainTypes.count < 16, type.memberSlots.count <= 1024 else { return -1 }
+        let base = chains.count
+        chains.append(contentsOf: repeatElement(-1, count: type.memberSlots.count + 1))
+        chainTypes.append((type, base))
+        return base
+    }
+
+    /// The number of `type`'s member whose name is `k`'s raw spelling, or nil. The member that
+    /// followed member `prev` (-1: the first member) in the last object of this type is tried first.
+    /// `slots` and `names` are `type`'s `slotPointer` and `namePointer`.
+    @inline(__always)
+    mutating func memberNumber(_ type: PayloadTypeInfo?, _ slots: UnsafeMutablePointer<PayloadMemberSlot>,
+                               _ names: UnsafeMutablePointer<UInt8>, _ k: JSONScanner.StringToken,
+                               chain: Int, prev: Int) -> Int? {
+        let p = s.base + k.start
+        if chain >= 0 {
+            let expected = Int(chains[chain &+ prev &+ 1])
+            if expected >= 0 {
+                let slot = slots[expected]
+                if slot.nameLength == k.length {
+                    let name = names + slot.nameStart
+                    var i = 0
+                    while i < k.length && name[i] == p[i] { i &+= 1 }
+                    if i == k.length { return expected }
+                }
+            }
+        }
+        guard let type, !(k.length > 0 && p[0] == UInt8(ascii: "@") && !type.hasNameStartingWithAt),
+              let n = type.memberNumbers.lookup(p, k.length) else { return nil }
+        if chain >= 0 { chains[chain &+ prev &+ 1] = Int32(truncatingIfNeeded: n) }
+        return n
     }
 
     @inline(__always) func memcmpEqual(_ a: Int, _ b: Int, _ n: Int) -> Bool {

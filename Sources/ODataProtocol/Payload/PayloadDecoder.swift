@@ -57,7 +57,7 @@ public enum PayloadDecoder {
                     }
                     count = n
                 }
-                return DecodedPayload(json: String(decoding: t.out, as: UTF8.self), count: count,
+                return DecodedPayload(utf8: t.out.array(0..<t.out.count), count: count,
                                       nextLink: r.nextLink, deltaLink: r.deltaLink, etag: r.etag, entityCount: r.entityCount,
                                       entityRanges: r.singleEntity ? [0..<t.out.count] : nil)
             }

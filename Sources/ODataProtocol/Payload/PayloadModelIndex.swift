@@ -17,6 +17,21 @@ struct PayloadMember: Sendable {
     var isNavigation: Bool { if case .navigation = kind { return true } else { return false } }
 }
 
+/// What the JSON transcoder's per-member fast path needs to know about a member, with no
+/// reference-counted payload (copying a `PayloadMember` retains its kind's strings).
+struct PayloadMemberSlot: Sendable {
+    /// The member's UTF-8 name in `PayloadTypeInfo.namePool`.
+    var nameStart: Int
+    var nameLength: Int
+    /// The kind when the member is a single primitive value, else nil.
+    var primitive: EdmPrimitiveKind?
+    var isKey: Bool
+    var isNavigation: Bool
+    /// A name no JSON control-information rule applies to: no `@`, not starting with `#` or
+    /// `odata.`, not `__metadata`. A key spelled like it is only ever this member.
+    var isPlain: Bool
+}
+
 /// A structured type flattened for fast lookups while decoding (inherited members included).
 final class PayloadTypeInfo: Sendable {
     let qualifiedName: String
@@ -25,6 +40,22 @@ final class PayloadTypeInfo: Sendable {
     let members: [String: PayloadMember]
     /// `members` keyed by UTF-8 bytes, for lookups straight from the input.
     let memberTable: ByteKeyedTable<PayloadMember>
+    /// The members numbered in a fixed order (by name): the number is a member's bit in the
+    /// JSON transcoder's duplicate check and its entry in the member-order memo.
+    let memberList: [PayloadMember]
+    let memberSlots: [PayloadMemberSlot]
+    /// The members' names, UTF-8, one after the other (see `PayloadMemberSlot.nameStart`).
+    let namePool: [UInt8]
+    /// Name (UTF-8 bytes) -> member number.
+    let memberNumbers: ByteKeyedTable<Int>
+    /// Whether a member name starts with `@` (never in a valid model: then a key like
+    /// `@odata.etag` needs no lookup).
+    let hasNameStartingWithAt: Bool
+    /// `memberSlots` and `namePool` in memory owned by this object (freed by `deinit`, never
+    /// written after `init`), for the transcoder's per-key checks: reading them costs no
+    /// reference counting, which reading the arrays through the class did once per key.
+    nonisolated(unsafe) let slotPointer: UnsafeMutablePointer<PayloadMemberSlot>
+    nonisolated(unsafe) let namePointer: UnsafeMutablePointer<UInt8>
 
     init(qualifiedName: String, isEntity: Bool, keyNames: [String], members: [String: PayloadMember]) {
         self.qualifiedName = qualifiedName
@@ -34,6 +65,38 @@ final class PayloadTypeInfo: Sendable {
         var t = ByteKeyedTable<PayloadMember>(capacity: members.count)
         for (k, v) in members { t.insert(Array(k.utf8), v) }
         memberTable = t
+        var list: [PayloadMember] = []
+        var slots: [PayloadMemberSlot] = []
+        var pool: [UInt8] = []
+        var numbers = ByteKeyedTable<Int>(capacity: members.count)
+        for name in members.keys.sorted() {
+            let m = members[name]!
+            let bytes = Array(name.utf8)
+            var primitive: EdmPrimitiveKind? = nil
+            if !m.isCollection, case .primitive(let p) = m.kind { primitive = p }
+            let plain = !bytes.contains(UInt8(ascii: "@")) && bytes.first != UInt8(ascii: "#")
+                && !bytes.starts(with: "odata.".utf8) && name != "__metadata"
+            numbers.insert(bytes, list.count)
+            slots.append(PayloadMemberSlot(nameStart: pool.count, nameLength: bytes.count, primitive: primitive,
+                                           isKey: m.isKey, isNavigation: m.isNavigation, isPlain: plain))
+            list.append(m)
+            pool.append(contentsOf: bytes)
+        }
+        memberList = list
+        memberSlots = slots
+        namePool = pool
+        memberNumbers = numbers
+        hasNameStartingWithAt = members.keys.contains { $0.utf8.first == UInt8(ascii: "@") }
+        slotPointer = .allocate(capacity: max(slots.count, 1))
+        slotPointer.initialize(from: slots, count: slots.count)
+        namePointer = .allocate(capacity: max(pool.count, 1))
+        namePointer.initialize(from: pool, count: pool.count)
+    }
+
+    deinit {
+        slotPointer.deinitialize(count: memberSlots.count)
+        slotPointer.deallocate()
+        namePointer.deallocate()
     }
 }
 

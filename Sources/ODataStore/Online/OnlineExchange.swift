@@ -219,7 +219,7 @@ final class OnlineExchange: EngineTask {
             enum Next { case follow, repeated, tooManyPages(Int), tooLarge(Int) }
             let next: Next = progress.withLock { p in
                 p.pages.append(DecodedPage(response: response, payload: payload))
-                p.bytes += response.body.count + payload.json.utf8.count
+                p.bytes += response.body.count + payload.utf8.count
                 if p.pages.count >= limits.maxPages { return .tooManyPages(p.pages.count) }
                 if p.bytes > limits.maxResponseBytes { return .tooLarge(p.bytes) }
                 return p.visited.insert(absolute).inserted ? .follow : .repeated

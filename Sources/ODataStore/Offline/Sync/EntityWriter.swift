@@ -94,7 +94,21 @@ final class EntityWriter {
     /// top-level entities it held.
     func writePage(_ json: String, table: EntityTable, expand: ExpandPlan, isCollection: Bool) throws(ODataStoreError) -> Int {
         var text = json
-        let result: Result<Int, Failure> = text.withUTF8 { page in
+        return try text.withUTF8 { page in Result { () throws(ODataStoreError) in
+            try writePage(page, table: table, expand: expand, isCollection: isCollection)
+        } }.get()
+    }
+
+    /// `writePage` for the text as UTF-8 bytes (a decoded page's `DecodedPayload.utf8`: no `String` is made).
+    func writePage(_ json: [UInt8], table: EntityTable, expand: ExpandPlan, isCollection: Bool) throws(ODataStoreError) -> Int {
+        try json.withUnsafeBufferPointer { page in Result { () throws(ODataStoreError) in
+            try writePage(page, table: table, expand: expand, isCollection: isCollection)
+        } }.get()
+    }
+
+    private func writePage(_ page: UnsafeBufferPointer<UInt8>, table: EntityTable, expand: ExpandPlan,
+                           isCollection: Bool) throws(ODataStoreError) -> Int {
+        let result: Result<Int, Failure> = {
             guard let base = page.baseAddress, !page.isEmpty else { return .success(0) }
             var s = JSONScanner(base: base, count: page.count, maxDepth: PayloadDecoder.maxDepth + 2)
             do throws(Failure) {
@@ -102,7 +116,7 @@ final class EntityWriter {
             } catch {
                 return .failure(error)
             }
-        }
+        }()
         switch result {
         case .success(let n):
             do throws(SQLiteError) {
