@@ -104,6 +104,66 @@ struct UploadBatchTests {
         #expect(archive.first?.message.contains("412") == true)
     }
 
+    /// The shape of the `$batch` body: changes that depend on each other share a changeset;
+    /// a change on its own is, in V4, a request of its own outside changesets (no changeset
+    /// for the service to open and commit) and, in V2, a changeset of one. The V4 batch is
+    /// then sent to the real service: every change confirmed, the one refused (412) archived.
+    @Test func independentChangesStandOutsideChangesetsInV4() async throws {
+        let s = try await Self.setup()
+        defer { s.stop() }
+        _ = try await LocalWriteTests.run(s.online, .update, "Products(9)", body: #"{"Name":"Changed online"}"#) { try $0.setETag("*") }.get()
+        let category = try await Self.write(s.store, .create, "Categories", #"{"Name":"Shape A"}"#)
+        let local = try #require(category["ID"]?.int64Value)
+        _ = try await Self.write(s.store, .create, "Categories(\(local))/Products", #"{"Name":"Under Shape A",\#(Self.product)}"#)
+        _ = try await Self.write(s.store, .create, "Customers", #"{"CustomerID":"SHP1","CompanyName":"Shape"}"#)
+        _ = try await Self.write(s.store, .update, "Products(7)", #"{"Price":"71.10"}"#)
+        _ = try await Self.write(s.store, .update, "Products(9)", #"{"Name":"Changed offline"}"#)
+
+        // The plan the upload would send first, and its body in each version.
+        let engine = try #require(s.store.engine as? OfflineEngine)
+        let upload = Upload(session: engine.session, online: OnlineEngine(session: engine.session), store: engine.database, progress: nil)
+        let plan = try engine.database.queue.sync { () throws(ODataStoreError) -> Upload.BatchPlan in
+            let file = try engine.database.requireFile()
+            let ids = try upload.sql { () throws(SQLiteError) in try ChangeQueue(connection: file.connection).ids() }
+            upload.state.withLock { $0.ids = ids }
+            return try upload.plan(file)
+        }
+        #expect(plan.changesets.map(\.count) == [2, 1, 1, 1])
+        func shape(_ items: [BatchRequestItem]) -> [String] {
+            items.map {
+                switch $0 {
+                case .request(let r): "\(r.method) \(r.url)\(r.contentID.map { " #" + $0 } ?? "")"
+                case .changeset(let rs): "{" + rs.map { "\($0.method) \($0.url) #\($0.contentID ?? "-")" }.joined(separator: ", ") + "}"
+                }
+            }
+        }
+        let v4 = Upload.batchItems(plan, version: .v4)
+        #expect(shape(v4) == ["{POST Categories #1, POST $1/Products #2}", "POST Customers", "PATCH Products(7)", "PATCH Products(9)"])
+        // V2 (the same plan): only retrievals may stand outside changesets.
+        #expect(shape(Upload.batchItems(plan, version: .v2)) == ["{POST Categories #1, POST $1/Products #2}", "{POST Customers #3}",
+                                                               "{PATCH Products(7) #4}", "{PATCH Products(9) #5}"])
+        // Each part keeps its change's own headers.
+        if case .request(let r) = v4[1] {
+            #expect(r.headers["Repeatability-Request-ID"] != nil && r.headers["Repeatability-First-Sent"] != nil)
+        } else {
+            Issue.record("the customer's create is not a request of its own: \(shape(v4))")
+        }
+
+        // Sent for real (the upload plans again from the same queue).
+        let before = try s.requests().count
+        let (result, _) = try await UploadTests.upload(s.store)
+        #expect(try result.get() == UploadResult(confirmed: 4, failed: 1, remaining: 0))
+        #expect(try s.requests(from: before).filter { $0.hasSuffix("$batch") }.count == 1)
+        #expect(try await s.service("Customers('SHP1')")["CompanyName"] == .string("Shape"))
+        #expect(try await s.service("Products(7)")["Price"] == .string("71.10"))
+        let made = try await s.service("Categories?$filter=Name eq 'Shape A'&$expand=Products")
+        #expect(made["value"]?.arrayValue?.first?["Products"]?.arrayValue?.compactMap { $0["Name"]?.stringValue } == ["Under Shape A"])
+        let archive = try s.store.errorArchive()
+        #expect(archive.map(\.httpStatus) == [412])
+        #expect(archive.first?.path == "Products(9)" && archive.first?.method == "PATCH")
+        #expect(try s.store.pendingChangeCount() == 0)
+    }
+
     /// A changeset the service refuses as a whole: the change its error names is archived,
     /// the change that depends on it (a create under it) waits, the other changesets go on;
     /// once the archived one is retried with corrected data, both go through.

@@ -10,8 +10,9 @@ import Glibc
 ///   app's, a change of an entity created in the same changeset (`$<Content-ID>` when the
 ///   service gives its key; `If-Match: *` when it has no ETag yet: inside the atomic changeset
 ///   only that create's entity can match). Groups that would cross other changes are merged
-///   with what lies between, so the order of the queue is kept. Every other change has a
-///   changeset of its own: a refusal stops nothing else (V4: `Prefer: odata.continue-on-error`).
+///   with what lies between, so the order of the queue is kept. Every other change stands
+///   alone: a request of its own outside changesets in V4, a changeset of its own in V2
+///   (`batchItems`); a refusal stops nothing else (V4: `Prefer: odata.continue-on-error`).
 /// - A change whose foreign key needs the key the service gives an entity created in the same
 ///   batch ends the batch: it is built in the next one, when that key is known.
 /// - Each part carries the change's own headers (Repeatability-Request-ID and -First-Sent,
@@ -127,13 +128,31 @@ extension Upload {
 
     // MARK: - Sending
 
-    func sendBatch(_ plan: BatchPlan, _ finish: @escaping Finish) {
-        let version = session.state.version ?? .v4
-        let items = plan.changesets.map { changeset in
-            BatchRequestItem.changeset(changeset.map {
+    /// The items of the `$batch` body: a group of several changes is a changeset; a change on
+    /// its own is a changeset of one in V2 (where only retrievals may stand outside changesets)
+    /// and, in V4, a request of its own at the top level. V4 lets a data modification request
+    /// stand there (OData 4.0 Part 1, 11.7: "an individual request ... is a ... Data
+    /// Modification Request"; change sets group them only where they must be atomic): it is
+    /// its own unit, run in order, answered by one response (a refusal names only it), and
+    /// with `Prefer: odata.continue-on-error` the requests after it still run: what a
+    /// changeset of one gives, without the changeset the service must open, parse and commit
+    /// (a transaction per change on many services). Its Content-ID is left out: nothing in the
+    /// batch refers to it (a change that does shares its changeset), its answer is matched by
+    /// position, and OData 4.0 defines Content-ID only inside changesets.
+    static func batchItems(_ plan: BatchPlan, version: ODataVersion) -> [BatchRequestItem] {
+        plan.changesets.map { changeset in
+            if version == .v4, changeset.count == 1, let r = changeset.first {
+                return .request(BatchRequestPart(method: r.method, url: r.path, headers: BatchHeaders(r.headers), body: r.body))
+            }
+            return .changeset(changeset.map {
                 BatchRequestPart(method: $0.method, url: $0.path, headers: BatchHeaders($0.headers), body: $0.body, contentID: $0.contentID)
             })
         }
+    }
+
+    func sendBatch(_ plan: BatchPlan, _ finish: @escaping Finish) {
+        let version = session.state.version ?? .v4
+        let items = Self.batchItems(plan, version: version)
         let encoded: (body: [UInt8], contentType: String)
         do {
             encoded = try BatchRequest(items: items).encoded()
