@@ -219,6 +219,71 @@ struct UploadBatchTests {
         #expect(try await s.service("Customers('N3')")["City"] == .string("Thun"))
     }
 
+    /// The next `$batch` is planned while one is on its way, from the changes that touch and
+    /// need none of its entities; a change that needs one (a create under a category the
+    /// service keys, an update of an entity created in it) ends the batch planned ahead, and
+    /// is built after the answer, with the key the service gave.
+    @Test func theBatchPlannedAheadLeavesOutChangesThatNeedTheOneOnItsWay() async throws {
+        let s = try await Self.setup { $0.uploadBatchSize = 2 }
+        defer { s.stop() }
+        let category = try await Self.write(s.store, .create, "Categories", #"{"Name":"Ahead K"}"#)
+        let local = try #require(category["ID"]?.int64Value)
+        _ = try await Self.write(s.store, .create, "Customers", #"{"CustomerID":"AH1","CompanyName":"Ahead 1"}"#)
+        _ = try await Self.write(s.store, .create, "Customers", #"{"CustomerID":"AH2","CompanyName":"Ahead 2"}"#)
+        _ = try await Self.write(s.store, .create, "Categories(\(local))/Products", #"{"Name":"Under Ahead K",\#(Self.product)}"#)
+        _ = try await Self.write(s.store, .create, "Customers", #"{"CustomerID":"AH3","CompanyName":"Ahead 3"}"#)
+
+        // Planned as the upload plans them: the first batch, then the one planned ahead of its answer.
+        let engine = try #require(s.store.engine as? OfflineEngine)
+        let upload = Upload(session: engine.session, online: OnlineEngine(session: engine.session), store: engine.database, progress: nil)
+        let (first, ahead) = try engine.database.queue.sync { () throws(ODataStoreError) -> (Upload.BatchPlan, Upload.BatchPlan) in
+            let file = try engine.database.requireFile()
+            let ids = try upload.sql { () throws(SQLiteError) in try ChangeQueue(connection: file.connection).ids() }
+            upload.state.withLock { $0.ids = ids }
+            let first = try upload.plan(file)
+            return (first, try upload.plan(file, excluding: first.rows))
+        }
+        #expect(first.requests.map(\.what) == ["POST Categories", "POST Customers"])
+        // AH2 touches nothing of the first batch; the product needs the category's key: the batch ends there.
+        #expect(ahead.requests.map(\.what) == ["POST Customers"])
+        #expect(ahead.requests.first?.body.isEmpty == false && String(decoding: ahead.requests[0].body, as: UTF8.self).contains("AH2"))
+
+        let (result, reports) = try await UploadTests.upload(s.store)
+        #expect(try result.get() == UploadResult(confirmed: 5, failed: 0, remaining: 0))
+        #expect(reports.map(\.sent) == Array(1...5))
+        let made = try await s.service("Categories?$filter=Name eq 'Ahead K'&$expand=Products")
+        #expect(made["value"]?.arrayValue?.first?["Products"]?.arrayValue?.compactMap { $0["Name"]?.stringValue } == ["Under Ahead K"])
+        let customers = try await s.service("Customers?$filter=startswith(CustomerID,'AH')&$orderby=CustomerID")
+        #expect(customers["value"]?.arrayValue?.compactMap { $0["CustomerID"]?.stringValue } == ["AH1", "AH2", "AH3"])
+        #expect(try s.store.pendingChangeCount() == 0)
+    }
+
+    /// The app changes an entity whose create is in the batch planned ahead (not sent, not
+    /// marked) while the batch before it is on its way: that plan is dropped and made again,
+    /// so the create sends the newer values (it would otherwise send the row as it was
+    /// planned, and the update would be lost with the confirmed create).
+    @Test func aLocalWriteDropsTheBatchPlannedAhead() async throws {
+        let s = try await Self.setup { $0.uploadBatchSize = 2 }
+        defer { s.stop() }
+        for i in 1...4 {
+            _ = try await Self.write(s.store, .create, "Customers", #"{"CustomerID":"PA\#(i)","CompanyName":"Planned \#(i)","City":"Bern"}"#)
+        }
+        try s.proxy.setFault("slow", count: 1, delayMilliseconds: 800, match: "$batch")
+        let store = s.store
+        async let first = UploadTests.upload(store)
+        try await Task.sleep(nanoseconds: 300_000_000)
+        // PA3's create is not marked as sent: the write goes into it (no change of its own).
+        _ = try await Self.write(s.store, .update, "Customers('PA3')", #"{"City":"Basel"}"#)
+        let (result, reports) = try await first
+        #expect(try result.get() == UploadResult(confirmed: 4, failed: 0, remaining: 0))
+        #expect(reports.map(\.sent) == Array(1...4))
+        #expect(try await s.service("Customers('PA3')")["City"] == .string("Basel"))
+        #expect(try await s.service("Customers('PA4')")["City"] == .string("Bern"))
+        #expect(try s.store.pendingChangeCount() == 0)
+        let mine = try JSONValue.parse(try await LocalWriteTests.run(s.store, .read, "Customers('PA3')").get().json)
+        #expect(mine["City"] == .string("Basel") && mine["@odatastore.pending"] == nil)
+    }
+
     /// The app changes an entity whose create is on its way, and deletes another: the answer
     /// does not overwrite the newer local values, the deleted entity stays deleted (its queued
     /// delete gets the key the service gave), and the next upload sends both.

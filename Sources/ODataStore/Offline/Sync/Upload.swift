@@ -72,6 +72,9 @@ final class Upload: Sendable {
         var deferredRounds = 0
         /// Wait before the next request (the service deferred changes and said how long).
         var pauseMilliseconds = 0
+        /// The next `$batch`, planned while the one before it is on its way (UploadBatch.swift,
+        /// `planAhead`); not marked as sent.
+        var ahead: PlannedAhead?
     }
 
     init(session: ServiceSession, online: OnlineEngine, store: OfflineDatabase, progress: (@Sendable (UploadProgress) -> Void)?) {
@@ -132,8 +135,20 @@ final class Upload: Sendable {
 
     /// Sends the next request: a `$batch`, or one change. Changes that are skipped (resolved
     /// meanwhile, waiting, archived as uncertain) are passed over in this loop, never by
-    /// recursion, so a long run of them costs no stack.
-    func run(_ finish: @escaping Finish) {
+    /// recursion, so a long run of them costs no stack. `ready`: a `$batch` planned while the
+    /// one before it was on its way, marked as sent with that one's answers: sent as it is.
+    func run(_ finish: @escaping Finish, ready: BatchPlan? = nil) {
+        if let ready {
+            guard !state.withLock({ $0.cancelled }) else {
+                // Marked as sent with the answers before it, never sent: as if never marked.
+                if let file = try? store.requireFile() { _ = try? record([], restore: ready.requests, file) }
+                return finish(.failure(Self.cancelled))
+            }
+            Log.debug(.upload, "sending a $batch of \(ready.requests.count) change(s), planned while the one before it was on its way")
+            sendBatch(ready, finish)
+            if let file = try? store.requireFile() { planAhead(after: ready, file) }
+            return
+        }
         do throws(ODataStoreError) {
             while true {
                 if state.withLock({ $0.cancelled }) { return finish(.failure(Self.cancelled)) }
@@ -145,7 +160,8 @@ final class Upload: Sendable {
                     if plan.isEmpty { continue }
                     try markSent(plan.requests, file)
                     Log.debug(.upload, "sending a $batch of \(plan.requests.count) change(s)")
-                    return sendBatch(plan, finish)
+                    sendBatch(plan, finish)
+                    return planAhead(after: plan, file)
                 }
                 take()
                 guard case .send(let change, let table, let localKey, _) = try prepare(id, file) else { continue }
@@ -375,9 +391,11 @@ final class Upload: Sendable {
     /// mark of `restore` back as it was (the service did not act on them). Returns the refused
     /// changes that are read back before they are archived (a repeat whose first attempt may
     /// have worked). Progress is reported after the commit, one change at a time.
+    /// `marking`: the first attempt of the next `$batch` (planned ahead), recorded in the same
+    /// transaction before it leaves.
     @discardableResult
     func record(_ answered: [(ChangeRequest, ChangeAnswer)], restore: [ChangeRequest], _ file: StoreFile,
-                readBack: Bool = true) throws(ODataStoreError) -> [(ChangeRequest, ODataStoreError)] {
+                readBack: Bool = true, marking: [ChangeRequest] = []) throws(ODataStoreError) -> [(ChangeRequest, ODataStoreError)] {
         var readBacks: [(ChangeRequest, ODataStoreError)] = []
         var outcomes: [(failed: Bool, row: UploadRowKey)] = []
         let c = file.connection
@@ -406,6 +424,7 @@ final class Upload: Sendable {
             }
             let queue = ChangeQueue(connection: c)
             for r in restore where r.change.firstSent == nil { try queue.clearSent(id: r.change.id) }
+            for r in marking where r.change.firstSent == nil { try queue.markSent(id: r.change.id, at: r.firstSent) }
         }
         Log.info(.upload, Log.recorded(outcomes.map(\.failed), readBack: readBacks.count))
         for o in outcomes {

@@ -101,6 +101,16 @@ func run(_ store: Store, _ mode: RequestMode, _ path: String, body: String? = ni
     return w.take() as! Result<Response, RequestFailure>
 }
 
+// UPLOAD_BENCH_LOG=1: the library's debug log on stderr (what was sent when), for looking
+// into a run; never set by run.sh (it costs time).
+if ProcessInfo.processInfo.environment["UPLOAD_BENCH_LOG"] == "1" {
+    ODataStoreLog.setHandler(level: .debug) { r in
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        FileHandle.standardError.write("\(ts.tv_sec).\(String(ts.tv_nsec / 1000 + 1_000_000).dropFirst()) \(r.level.name) \(r.category.rawValue) \(r.message)\n".data(using: .utf8)!)
+    }
+}
+
 var options = StoreOptions(serviceRoot: service)
 options.kind = .offline
 options.storePath = path
