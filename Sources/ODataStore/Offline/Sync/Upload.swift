@@ -508,15 +508,19 @@ final class Upload: Sendable {
         let table = r.table
         var etag = response.etag
         if change.operation == .create, !response.json.isEmpty, case .object(var entity)? = try? JSONValue.parse(response.json) {
+            // The row's queued changes and its key, read once (replacing the key changes
+            // neither which changes are queued nor whether the row exists).
+            let queued = try ChangeQueue(connection: c).changes(table: change.table, rid: change.rid)
+            let key = try LocalWrite.keyValues(of: change.rid, table: table, connection: c)
             if r.localKey {
-                try replaceLocalKey(table: table, rid: change.rid, serverEntity: entity, file: file)
+                try replaceLocalKey(table: table, rid: change.rid, old: key, queued: queued, serverEntity: entity, file: file)
             }
             if etag == nil, case .string(let e)? = entity["@odata.etag"] { etag = e }
             if let etag { entity["@odata.etag"] = .string(etag) }
             // The app may have changed the entity while the create was on its way: what its
             // queued changes set stays (they send it next); a local delete stays deleted.
-            let later = try ChangeQueue(connection: c).changes(table: change.table, rid: change.rid).filter { $0.id != change.id }
-            let exists = !(try LocalWrite.keyValues(of: change.rid, table: table, connection: c)).isEmpty
+            let later = queued.filter { $0.id != change.id }
+            let exists = !key.isEmpty
             if exists && !later.contains(where: { $0.operation == .delete }) {
                 if later.contains(where: { $0.operation == .replace }) {
                     entity = JSONObject(entity.filter { m in m.key.hasPrefix("@") || table.keyColumns.contains { $0.pathText == m.key } })
@@ -541,10 +545,11 @@ final class Upload: Sendable {
     }
 
     /// Puts the service's key in place of a local one: the row, foreign keys that point at
-    /// it, queued deletes, and the mapping the app can read.
-    private func replaceLocalKey(table: EntityTable, rid: Int64, serverEntity: JSONObject, file: StoreFile) throws(SQLiteError) {
+    /// it, queued deletes, and the mapping the app can read. `old`: the row's key values
+    /// (none when it was deleted locally); `queued`: the row's queued changes.
+    private func replaceLocalKey(table: EntityTable, rid: Int64, old: [SQLValue], queued: [QueuedChange], serverEntity: JSONObject,
+                                 file: StoreFile) throws(SQLiteError) {
         let c = file.connection
-        let old = try LocalWrite.keyValues(of: rid, table: table, connection: c)
         var new: [SQLValue] = []
         var keyJSON = JSONObject()
         for col in table.keyColumns {
@@ -555,8 +560,8 @@ final class Upload: Sendable {
         let tableID = file.tableID(table)
         try c.run("UPDATE ods_local_keys SET server_key = ?3 WHERE tbl = ?1 AND rid = ?2",
                   [.integer(tableID), .integer(rid), .text(JSONValue.object(keyJSON).serialized())])
-        for queued in try ChangeQueue(connection: c).changes(table: tableID, rid: rid) where queued.operation == .delete {
-            try ChangeQueue(connection: c).setEntityKey(id: queued.id, JSONValue.object(keyJSON).serialized())
+        for change in queued where change.operation == .delete {
+            try ChangeQueue(connection: c).setEntityKey(id: change.id, JSONValue.object(keyJSON).serialized())
         }
         // Deleted locally while its create was on its way: the queued delete has the key now.
         guard old.count == new.count else { return }
