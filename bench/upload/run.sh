@@ -2,13 +2,13 @@
 # bench/upload/run.sh - the upload benchmarks of issue 8 ("Speed"), in one command.
 #
 #   bash bench/upload/run.sh [--rounds N] [--small N] [--large N] [--large-single] [--instructions]
-#                            [--no-build] [--no-pin] [--no-doc]
+#                            [--delay-ms D] [--no-build] [--no-pin] [--no-doc]
 #
 # 1. Builds bench/upload (the upload-bench driver over the Swift API, release; the library is
 #    compiled into it from this tree by SwiftPM, as in `swift build -c release`).
 # 2. Picks a free port; every server of the run listens on it (an offline store belongs to
 #    one service root). For each size (--small, default 1,000; --large, default 10,000):
-#    a V4 test server (Tests/servers/serve.py v4 --lean-changesets), then
+#    a V4 test server (Tests/servers/serve.py v4, odatapy as the tests run it), then
 #    `upload-bench prepare`: a store with defining request Products (300 products) and that
 #    many queued creates of products the service keys. The server is stopped; the store is
 #    the template every measurement of that size copies.
@@ -19,8 +19,16 @@
 #      single    one HTTP request per change (uploadBatchSize 1)
 #    for the small size both ways, for the large size through $batch (and one request per
 #    change too with --large-single). Each prints wall time, client CPU (user + sys, every
-#    thread) and the server's CPU over the upload, after checking that every change was
-#    confirmed and the service has 300 + N products.
+#    thread), the server's CPU and the time both processes' threads waited for a CPU (the run
+#    queue) over the upload, after checking that every change was confirmed and the service
+#    has 300 + N products.
+#    With --delay-ms D (default 0: not run), the small size both ways once more per round,
+#    through Tests/servers/fault_proxy.py on the same port (the server behind it on another)
+#    holding every request D ms before passing it on: one round trip of a network with an
+#    RTT of D ms per HTTP request, as a back end across a LAN or WAN costs (the TCP handshake a
+#    new connection costs there is not delayed: this understates the one-request-per-change
+#    mode). The proxy is pinned with the server and its CPU is measured too. Extra rows,
+#    labelled; the loopback rows stay as they are.
 # 4. With --instructions, once more under valgrind callgrind (not pinned, after the rounds):
 #    each upload of step 3 and the same program on a store with no queued change; the
 #    difference over the number of changes is the client's instructions per change (the
@@ -37,6 +45,7 @@ ROUNDS=5
 SMALL=1000
 LARGE=10000
 LARGE_SINGLE=0
+DELAY_MS=0
 INSTRUCTIONS=0
 BUILD=1
 PIN=1
@@ -48,6 +57,7 @@ while [ $# -gt 0 ]; do
         --small) SMALL=$2; shift 2 ;;
         --large) LARGE=$2; shift 2 ;;
         --large-single) LARGE_SINGLE=1; shift ;;
+        --delay-ms) DELAY_MS=$2; shift 2 ;;
         --instructions) INSTRUCTIONS=1; shift ;;
         --no-build) BUILD=0; shift ;;
         --no-pin) PIN=0; shift ;;
@@ -77,12 +87,14 @@ if [ "$PIN" = 1 ] && command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then
     PIN_SERVER=(taskset -c 0)
     PIN_CLIENT=(taskset -c 1)
 fi
-PORT=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+free_port() { "$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+PORT=$(free_port)
 
 SERVER_PID=""
 SERVICE=""
-start_server() {
-    coproc SERVER { exec "${PIN_SERVER[@]}" "$PY" Tests/servers/serve.py v4 --lean-changesets --port "$PORT" 2>>"$OUT/server.log"; }
+start_server() {  # $1: the port (default $PORT)
+    local port=${1:-$PORT}
+    coproc SERVER { exec "${PIN_SERVER[@]}" "$PY" Tests/servers/serve.py v4 --port "$port" 2>>"$OUT/server.log"; }
     local line=""
     if ! read -r -t 120 line <&"${SERVER[0]}" || [[ "$line" != READY\ * ]]; then
         echo "run.sh: the v4 server did not start (see $OUT/server.log)" >&2
@@ -94,6 +106,33 @@ start_server() {
 stop_server() {
     eval "exec ${SERVER[1]}>&-"
     wait "$SERVER_PID" || true
+}
+# The delay proxy on $PORT in front of a server on another port (--delay-ms).
+PROXY_PID=""
+start_proxy() {
+    start_server "$(free_port)"
+    local upstream=$SERVICE line=""
+    coproc PROXY { exec "${PIN_SERVER[@]}" "$PY" Tests/servers/fault_proxy.py --upstream "$upstream" --port "$PORT" 2>>"$OUT/proxy.log"; }
+    if ! read -r -t 60 line <&"${PROXY[0]}" || [[ "$line" != READY\ * ]]; then
+        echo "run.sh: the delay proxy did not start (see $OUT/proxy.log)" >&2
+        exit 1
+    fi
+    PROXY_PID=$PROXY_PID
+    SERVICE=${line#READY }
+    "$PY" - "http://127.0.0.1:$PORT/__fault" "$DELAY_MS" <<'PYEOF'
+import json, sys, urllib.request
+req = urllib.request.Request(sys.argv[1], data=json.dumps({"mode": "slow", "count": -1, "delay_ms": int(sys.argv[2])}).encode(),
+                             method="POST", headers={"Content-Type": "application/json"})
+urllib.request.urlopen(req).read()
+PYEOF
+}
+stop_proxy() {
+    eval "exec ${PROXY[1]}>&-"
+    wait "$PROXY_PID" || true
+    stop_server
+}
+proc_cpu_ms() {  # utime + stime of a process, ms
+    awk -v tck="$(getconf CLK_TCK)" '{ sub(/^.*\) /, ""); print ($12 + $13) * 1000 / tck }' "/proc/$1/stat"
 }
 
 # --- Templates ------------------------------------------------------------------------------
@@ -113,16 +152,22 @@ RESULTS="$OUT/results.jsonl"
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 order=("batch $SMALL" "single $SMALL" "batch $LARGE")
 [ "$LARGE_SINGLE" = 1 ] && order+=("single $LARGE")
-run_one() {  # $1: mode, $2: changes, $3: round
-    local mode=$1 n=$2 round=$3 size line load
-    size=$([ "$mode" = batch ] && echo 100 || echo 1)
+[ "$DELAY_MS" -gt 0 ] && order+=("batchdelay $SMALL" "singledelay $SMALL")
+run_one() {  # $1: mode (batch, single, batchdelay, singledelay), $2: changes, $3: round
+    local mode=$1 n=$2 round=$3 size line load proxy_before="" proxy=null
+    size=$([[ "$mode" = batch* ]] && echo 100 || echo 1)
     rm -f "$OUT/run.store"*
     cp "$OUT/template-$n.store" "$OUT/run.store"
-    start_server
+    if [[ "$mode" = *delay ]]; then start_proxy; proxy_before=$(proc_cpu_ms "$PROXY_PID"); else start_server; fi
     load=$(cut -d' ' -f1 /proc/loadavg)
     line=$("${PIN_CLIENT[@]}" "$BIN" upload --service "$SERVICE" --store "$OUT/run.store" --batch-size "$size" --expect "$n" --server-pid "$SERVER_PID")
-    stop_server
-    echo "{\"key\":\"$mode-$n\",\"mode\":\"$mode\",\"changes\":$n,\"round\":$round,\"loadavg\":$load,\"result\":$line}" >>"$RESULTS"
+    if [[ "$mode" = *delay ]]; then
+        proxy=$(awk -v a="$proxy_before" -v b="$(proc_cpu_ms "$PROXY_PID")" 'BEGIN { print b - a }')
+        stop_proxy
+    else
+        stop_server
+    fi
+    echo "{\"key\":\"$mode-$n\",\"mode\":\"$mode\",\"changes\":$n,\"round\":$round,\"loadavg\":$load,\"delay_ms\":$DELAY_MS,\"proxy_cpu_ms\":$proxy,\"result\":$line}" >>"$RESULTS"
     echo "   round $round $mode $n: $line" >&2
 }
 for ((round = 1; round <= ROUNDS; round++)); do
@@ -161,7 +206,7 @@ fi
 
 REPORT=("$PY" bench/upload/report.py --command "bash bench/upload/run.sh${ARGS:+ $ARGS}" --results "$RESULTS" --rounds "$ROUNDS" --small "$SMALL" --large "$LARGE"
         --prepare-small "$OUT/prepare-$SMALL.json" --prepare-large "$OUT/prepare-$LARGE.json"
-        --load-start "$LOAD_START" --load-end "$LOAD_END" --pinned "$PIN")
+        --load-start "$LOAD_START" --load-end "$LOAD_END" --pinned "$PIN" --delay-ms "$DELAY_MS")
 [ -s "$INSTR" ] && REPORT+=(--instructions "$INSTR")
 if [ "$DOC" = 1 ]; then
     "${REPORT[@]}" --doc docs/benchmarks.md

@@ -27,7 +27,11 @@ public struct BatchRequestPart: Sendable, Equatable {
 }
 
 /// A top-level item of a batch request: a single request or a changeset (atomic group).
-public enum BatchRequestItem: Sendable, Equatable {
+/// `indirect`: each payload boxed, so both cases are one pointer wide. Unboxed, a
+/// `.changeset` (one array pointer) left most of the room a `.request` needs unset, and
+/// valgrind's memcheck reported the reads of it when an array mixing both cases (the
+/// upload's `$batch` to a V4 service) was copied and switched over.
+public indirect enum BatchRequestItem: Sendable, Equatable {
     case request(BatchRequestPart)
     case changeset([BatchRequestPart])
 }

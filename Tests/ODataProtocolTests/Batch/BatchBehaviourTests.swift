@@ -34,6 +34,29 @@ import Foundation
         #expect(String(decoding: cs[1].body, as: UTF8.self) == "<JSON representation of Customer ALFKI> \r\n")
     }
 
+    /// Part and message headers, read as bytes: padding (spaces, tabs) around names and
+    /// values trimmed, a colon in a value kept, a folded line joined, UTF-8 values intact;
+    /// a line without a colon and a name with a space refused.
+    @Test func headerLinesAreReadAsBytes() throws {
+        func parse(_ inner: String) throws(BatchError) -> BatchResponse {
+            let body = "--b\r\nContent-Type: application/http\r\n\r\nHTTP/1.1 201 Created\r\n" + inner + "\r\n{}\r\n--b--\r\n"
+            return try BatchResponse.parse(Array(body.utf8), contentType: "multipart/mixed; boundary=b")
+        }
+        let r = try parse("Location : \thttp://h/Products(7) \r\nETag:W/\"1\"\r\nX-Folded: one\r\n\t two\r\nX-Name: Zürich ✓\r\nX-Empty:\r\n")
+        let part = try #require(r.responses.first)
+        #expect(part.status == 201)
+        #expect(part.headers.fields.map(\.name) == ["Location", "ETag", "X-Folded", "X-Name", "X-Empty"])
+        #expect(part.headers["location"] == "http://h/Products(7)")
+        #expect(part.headers["ETag"] == "W/\"1\"")
+        #expect(part.headers["X-Folded"] == "one two")
+        #expect(part.headers["X-Name"] == "Zürich ✓")
+        #expect(part.headers["X-Empty"] == "")
+        #expect(String(decoding: part.body, as: UTF8.self) == "{}")
+        #expect(throws: BatchError.self) { try parse("No colon here\r\n") }
+        #expect(throws: BatchError.self) { try parse("Bad Name: x\r\n") }
+        #expect(throws: BatchError.self) { try parse(" : x\r\n") }
+    }
+
     @Test func lfOnlyResponse() throws {
         let path = "apache/olingo-odata4/lib/client-core/src/test/resources/org/apache/olingo/client/core/communication/response/batch/batchResponse.batch"
         let bytes = try PayloadFixtures.bytes(path)

@@ -104,6 +104,66 @@ struct UploadBatchTests {
         #expect(archive.first?.message.contains("412") == true)
     }
 
+    /// The shape of the `$batch` body: changes that depend on each other share a changeset;
+    /// a change on its own is, in V4, a request of its own outside changesets (no changeset
+    /// for the service to open and commit) and, in V2, a changeset of one. The V4 batch is
+    /// then sent to the real service: every change confirmed, the one refused (412) archived.
+    @Test func independentChangesStandOutsideChangesetsInV4() async throws {
+        let s = try await Self.setup()
+        defer { s.stop() }
+        _ = try await LocalWriteTests.run(s.online, .update, "Products(9)", body: #"{"Name":"Changed online"}"#) { try $0.setETag("*") }.get()
+        let category = try await Self.write(s.store, .create, "Categories", #"{"Name":"Shape A"}"#)
+        let local = try #require(category["ID"]?.int64Value)
+        _ = try await Self.write(s.store, .create, "Categories(\(local))/Products", #"{"Name":"Under Shape A",\#(Self.product)}"#)
+        _ = try await Self.write(s.store, .create, "Customers", #"{"CustomerID":"SHP1","CompanyName":"Shape"}"#)
+        _ = try await Self.write(s.store, .update, "Products(7)", #"{"Price":"71.10"}"#)
+        _ = try await Self.write(s.store, .update, "Products(9)", #"{"Name":"Changed offline"}"#)
+
+        // The plan the upload would send first, and its body in each version.
+        let engine = try #require(s.store.engine as? OfflineEngine)
+        let upload = Upload(session: engine.session, online: OnlineEngine(session: engine.session), store: engine.database, progress: nil)
+        let plan = try engine.database.queue.sync { () throws(ODataStoreError) -> Upload.BatchPlan in
+            let file = try engine.database.requireFile()
+            let ids = try upload.sql { () throws(SQLiteError) in try ChangeQueue(connection: file.connection).ids() }
+            upload.state.withLock { $0.ids = ids }
+            return try upload.plan(file)
+        }
+        #expect(plan.changesets.map(\.count) == [2, 1, 1, 1])
+        func shape(_ items: [BatchRequestItem]) -> [String] {
+            items.map {
+                switch $0 {
+                case .request(let r): "\(r.method) \(r.url)\(r.contentID.map { " #" + $0 } ?? "")"
+                case .changeset(let rs): "{" + rs.map { "\($0.method) \($0.url) #\($0.contentID ?? "-")" }.joined(separator: ", ") + "}"
+                }
+            }
+        }
+        let v4 = Upload.batchItems(plan, version: .v4)
+        #expect(shape(v4) == ["{POST Categories #1, POST $1/Products #2}", "POST Customers", "PATCH Products(7)", "PATCH Products(9)"])
+        // V2 (the same plan): only retrievals may stand outside changesets.
+        #expect(shape(Upload.batchItems(plan, version: .v2)) == ["{POST Categories #1, POST $1/Products #2}", "{POST Customers #3}",
+                                                               "{PATCH Products(7) #4}", "{PATCH Products(9) #5}"])
+        // Each part keeps its change's own headers.
+        if case .request(let r) = v4[1] {
+            #expect(r.headers["Repeatability-Request-ID"] != nil && r.headers["Repeatability-First-Sent"] != nil)
+        } else {
+            Issue.record("the customer's create is not a request of its own: \(shape(v4))")
+        }
+
+        // Sent for real (the upload plans again from the same queue).
+        let before = try s.requests().count
+        let (result, _) = try await UploadTests.upload(s.store)
+        #expect(try result.get() == UploadResult(confirmed: 4, failed: 1, remaining: 0))
+        #expect(try s.requests(from: before).filter { $0.hasSuffix("$batch") }.count == 1)
+        #expect(try await s.service("Customers('SHP1')")["CompanyName"] == .string("Shape"))
+        #expect(try await s.service("Products(7)")["Price"] == .string("71.10"))
+        let made = try await s.service("Categories?$filter=Name eq 'Shape A'&$expand=Products")
+        #expect(made["value"]?.arrayValue?.first?["Products"]?.arrayValue?.compactMap { $0["Name"]?.stringValue } == ["Under Shape A"])
+        let archive = try s.store.errorArchive()
+        #expect(archive.map(\.httpStatus) == [412])
+        #expect(archive.first?.path == "Products(9)" && archive.first?.method == "PATCH")
+        #expect(try s.store.pendingChangeCount() == 0)
+    }
+
     /// A changeset the service refuses as a whole: the change its error names is archived,
     /// the change that depends on it (a create under it) waits, the other changesets go on;
     /// once the archived one is retried with corrected data, both go through.
@@ -157,6 +217,71 @@ struct UploadBatchTests {
         let all = try await s.service("Customers?$filter=startswith(CustomerID,'N')&$orderby=CustomerID")
         #expect(all["value"]?.arrayValue?.count == 10)
         #expect(try await s.service("Customers('N3')")["City"] == .string("Thun"))
+    }
+
+    /// The next `$batch` is planned while one is on its way, from the changes that touch and
+    /// need none of its entities; a change that needs one (a create under a category the
+    /// service keys, an update of an entity created in it) ends the batch planned ahead, and
+    /// is built after the answer, with the key the service gave.
+    @Test func theBatchPlannedAheadLeavesOutChangesThatNeedTheOneOnItsWay() async throws {
+        let s = try await Self.setup { $0.uploadBatchSize = 2 }
+        defer { s.stop() }
+        let category = try await Self.write(s.store, .create, "Categories", #"{"Name":"Ahead K"}"#)
+        let local = try #require(category["ID"]?.int64Value)
+        _ = try await Self.write(s.store, .create, "Customers", #"{"CustomerID":"AH1","CompanyName":"Ahead 1"}"#)
+        _ = try await Self.write(s.store, .create, "Customers", #"{"CustomerID":"AH2","CompanyName":"Ahead 2"}"#)
+        _ = try await Self.write(s.store, .create, "Categories(\(local))/Products", #"{"Name":"Under Ahead K",\#(Self.product)}"#)
+        _ = try await Self.write(s.store, .create, "Customers", #"{"CustomerID":"AH3","CompanyName":"Ahead 3"}"#)
+
+        // Planned as the upload plans them: the first batch, then the one planned ahead of its answer.
+        let engine = try #require(s.store.engine as? OfflineEngine)
+        let upload = Upload(session: engine.session, online: OnlineEngine(session: engine.session), store: engine.database, progress: nil)
+        let (first, ahead) = try engine.database.queue.sync { () throws(ODataStoreError) -> (Upload.BatchPlan, Upload.BatchPlan) in
+            let file = try engine.database.requireFile()
+            let ids = try upload.sql { () throws(SQLiteError) in try ChangeQueue(connection: file.connection).ids() }
+            upload.state.withLock { $0.ids = ids }
+            let first = try upload.plan(file)
+            return (first, try upload.plan(file, excluding: first.rows))
+        }
+        #expect(first.requests.map(\.what) == ["POST Categories", "POST Customers"])
+        // AH2 touches nothing of the first batch; the product needs the category's key: the batch ends there.
+        #expect(ahead.requests.map(\.what) == ["POST Customers"])
+        #expect(ahead.requests.first?.body.isEmpty == false && String(decoding: ahead.requests[0].body, as: UTF8.self).contains("AH2"))
+
+        let (result, reports) = try await UploadTests.upload(s.store)
+        #expect(try result.get() == UploadResult(confirmed: 5, failed: 0, remaining: 0))
+        #expect(reports.map(\.sent) == Array(1...5))
+        let made = try await s.service("Categories?$filter=Name eq 'Ahead K'&$expand=Products")
+        #expect(made["value"]?.arrayValue?.first?["Products"]?.arrayValue?.compactMap { $0["Name"]?.stringValue } == ["Under Ahead K"])
+        let customers = try await s.service("Customers?$filter=startswith(CustomerID,'AH')&$orderby=CustomerID")
+        #expect(customers["value"]?.arrayValue?.compactMap { $0["CustomerID"]?.stringValue } == ["AH1", "AH2", "AH3"])
+        #expect(try s.store.pendingChangeCount() == 0)
+    }
+
+    /// The app changes an entity whose create is in the batch planned ahead (not sent, not
+    /// marked) while the batch before it is on its way: that plan is dropped and made again,
+    /// so the create sends the newer values (it would otherwise send the row as it was
+    /// planned, and the update would be lost with the confirmed create).
+    @Test func aLocalWriteDropsTheBatchPlannedAhead() async throws {
+        let s = try await Self.setup { $0.uploadBatchSize = 2 }
+        defer { s.stop() }
+        for i in 1...4 {
+            _ = try await Self.write(s.store, .create, "Customers", #"{"CustomerID":"PA\#(i)","CompanyName":"Planned \#(i)","City":"Bern"}"#)
+        }
+        try s.proxy.setFault("slow", count: 1, delayMilliseconds: 800, match: "$batch")
+        let store = s.store
+        async let first = UploadTests.upload(store)
+        try await Task.sleep(nanoseconds: 300_000_000)
+        // PA3's create is not marked as sent: the write goes into it (no change of its own).
+        _ = try await Self.write(s.store, .update, "Customers('PA3')", #"{"City":"Basel"}"#)
+        let (result, reports) = try await first
+        #expect(try result.get() == UploadResult(confirmed: 4, failed: 0, remaining: 0))
+        #expect(reports.map(\.sent) == Array(1...4))
+        #expect(try await s.service("Customers('PA3')")["City"] == .string("Basel"))
+        #expect(try await s.service("Customers('PA4')")["City"] == .string("Bern"))
+        #expect(try s.store.pendingChangeCount() == 0)
+        let mine = try JSONValue.parse(try await LocalWriteTests.run(s.store, .read, "Customers('PA3')").get().json)
+        #expect(mine["City"] == .string("Basel") && mine["@odatastore.pending"] == nil)
     }
 
     /// The app changes an entity whose create is on its way, and deletes another: the answer

@@ -72,6 +72,9 @@ final class Upload: Sendable {
         var deferredRounds = 0
         /// Wait before the next request (the service deferred changes and said how long).
         var pauseMilliseconds = 0
+        /// The next `$batch`, planned while the one before it is on its way (UploadBatch.swift,
+        /// `planAhead`); not marked as sent.
+        var ahead: PlannedAhead?
     }
 
     init(session: ServiceSession, online: OnlineEngine, store: OfflineDatabase, progress: (@Sendable (UploadProgress) -> Void)?) {
@@ -132,8 +135,20 @@ final class Upload: Sendable {
 
     /// Sends the next request: a `$batch`, or one change. Changes that are skipped (resolved
     /// meanwhile, waiting, archived as uncertain) are passed over in this loop, never by
-    /// recursion, so a long run of them costs no stack.
-    func run(_ finish: @escaping Finish) {
+    /// recursion, so a long run of them costs no stack. `ready`: a `$batch` planned while the
+    /// one before it was on its way, marked as sent with that one's answers: sent as it is.
+    func run(_ finish: @escaping Finish, ready: BatchPlan? = nil) {
+        if let ready {
+            guard !state.withLock({ $0.cancelled }) else {
+                // Marked as sent with the answers before it, never sent: as if never marked.
+                if let file = try? store.requireFile() { _ = try? record([], restore: ready.requests, file) }
+                return finish(.failure(Self.cancelled))
+            }
+            Log.debug(.upload, "sending a $batch of \(ready.requests.count) change(s), planned while the one before it was on its way")
+            sendBatch(ready, finish)
+            if let file = try? store.requireFile() { planAhead(after: ready, file) }
+            return
+        }
         do throws(ODataStoreError) {
             while true {
                 if state.withLock({ $0.cancelled }) { return finish(.failure(Self.cancelled)) }
@@ -145,7 +160,8 @@ final class Upload: Sendable {
                     if plan.isEmpty { continue }
                     try markSent(plan.requests, file)
                     Log.debug(.upload, "sending a $batch of \(plan.requests.count) change(s)")
-                    return sendBatch(plan, finish)
+                    sendBatch(plan, finish)
+                    return planAhead(after: plan, file)
                 }
                 take()
                 guard case .send(let change, let table, let localKey, _) = try prepare(id, file) else { continue }
@@ -375,9 +391,11 @@ final class Upload: Sendable {
     /// mark of `restore` back as it was (the service did not act on them). Returns the refused
     /// changes that are read back before they are archived (a repeat whose first attempt may
     /// have worked). Progress is reported after the commit, one change at a time.
+    /// `marking`: the first attempt of the next `$batch` (planned ahead), recorded in the same
+    /// transaction before it leaves.
     @discardableResult
     func record(_ answered: [(ChangeRequest, ChangeAnswer)], restore: [ChangeRequest], _ file: StoreFile,
-                readBack: Bool = true) throws(ODataStoreError) -> [(ChangeRequest, ODataStoreError)] {
+                readBack: Bool = true, marking: [ChangeRequest] = []) throws(ODataStoreError) -> [(ChangeRequest, ODataStoreError)] {
         var readBacks: [(ChangeRequest, ODataStoreError)] = []
         var outcomes: [(failed: Bool, row: UploadRowKey)] = []
         let c = file.connection
@@ -406,6 +424,7 @@ final class Upload: Sendable {
             }
             let queue = ChangeQueue(connection: c)
             for r in restore where r.change.firstSent == nil { try queue.clearSent(id: r.change.id) }
+            for r in marking where r.change.firstSent == nil { try queue.markSent(id: r.change.id, at: r.firstSent) }
         }
         Log.info(.upload, Log.recorded(outcomes.map(\.failed), readBack: readBacks.count))
         for o in outcomes {
@@ -489,15 +508,19 @@ final class Upload: Sendable {
         let table = r.table
         var etag = response.etag
         if change.operation == .create, !response.json.isEmpty, case .object(var entity)? = try? JSONValue.parse(response.json) {
+            // The row's queued changes and its key, read once (replacing the key changes
+            // neither which changes are queued nor whether the row exists).
+            let queued = try ChangeQueue(connection: c).changes(table: change.table, rid: change.rid)
+            let key = try LocalWrite.keyValues(of: change.rid, table: table, connection: c)
             if r.localKey {
-                try replaceLocalKey(table: table, rid: change.rid, serverEntity: entity, file: file)
+                try replaceLocalKey(table: table, rid: change.rid, old: key, queued: queued, serverEntity: entity, file: file)
             }
             if etag == nil, case .string(let e)? = entity["@odata.etag"] { etag = e }
             if let etag { entity["@odata.etag"] = .string(etag) }
             // The app may have changed the entity while the create was on its way: what its
             // queued changes set stays (they send it next); a local delete stays deleted.
-            let later = try ChangeQueue(connection: c).changes(table: change.table, rid: change.rid).filter { $0.id != change.id }
-            let exists = !(try LocalWrite.keyValues(of: change.rid, table: table, connection: c)).isEmpty
+            let later = queued.filter { $0.id != change.id }
+            let exists = !key.isEmpty
             if exists && !later.contains(where: { $0.operation == .delete }) {
                 if later.contains(where: { $0.operation == .replace }) {
                     entity = JSONObject(entity.filter { m in m.key.hasPrefix("@") || table.keyColumns.contains { $0.pathText == m.key } })
@@ -522,10 +545,11 @@ final class Upload: Sendable {
     }
 
     /// Puts the service's key in place of a local one: the row, foreign keys that point at
-    /// it, queued deletes, and the mapping the app can read.
-    private func replaceLocalKey(table: EntityTable, rid: Int64, serverEntity: JSONObject, file: StoreFile) throws(SQLiteError) {
+    /// it, queued deletes, and the mapping the app can read. `old`: the row's key values
+    /// (none when it was deleted locally); `queued`: the row's queued changes.
+    private func replaceLocalKey(table: EntityTable, rid: Int64, old: [SQLValue], queued: [QueuedChange], serverEntity: JSONObject,
+                                 file: StoreFile) throws(SQLiteError) {
         let c = file.connection
-        let old = try LocalWrite.keyValues(of: rid, table: table, connection: c)
         var new: [SQLValue] = []
         var keyJSON = JSONObject()
         for col in table.keyColumns {
@@ -536,8 +560,8 @@ final class Upload: Sendable {
         let tableID = file.tableID(table)
         try c.run("UPDATE ods_local_keys SET server_key = ?3 WHERE tbl = ?1 AND rid = ?2",
                   [.integer(tableID), .integer(rid), .text(JSONValue.object(keyJSON).serialized())])
-        for queued in try ChangeQueue(connection: c).changes(table: tableID, rid: rid) where queued.operation == .delete {
-            try ChangeQueue(connection: c).setEntityKey(id: queued.id, JSONValue.object(keyJSON).serialized())
+        for change in queued where change.operation == .delete {
+            try ChangeQueue(connection: c).setEntityKey(id: change.id, JSONValue.object(keyJSON).serialized())
         }
         // Deleted locally while its create was on its way: the queued delete has the key now.
         guard old.count == new.count else { return }

@@ -1,3 +1,4 @@
+import CSQLite
 import Glibc
 
 /// The `$batch` side of the upload: up to `uploadBatchSize` queued changes in one request, in
@@ -10,8 +11,9 @@ import Glibc
 ///   app's, a change of an entity created in the same changeset (`$<Content-ID>` when the
 ///   service gives its key; `If-Match: *` when it has no ETag yet: inside the atomic changeset
 ///   only that create's entity can match). Groups that would cross other changes are merged
-///   with what lies between, so the order of the queue is kept. Every other change has a
-///   changeset of its own: a refusal stops nothing else (V4: `Prefer: odata.continue-on-error`).
+///   with what lies between, so the order of the queue is kept. Every other change stands
+///   alone: a request of its own outside changesets in V4, a changeset of its own in V2
+///   (`batchItems`); a refusal stops nothing else (V4: `Prefer: odata.continue-on-error`).
 /// - A change whose foreign key needs the key the service gives an entity created in the same
 ///   batch ends the batch: it is built in the next one, when that key is known.
 /// - Each part carries the change's own headers (Repeatability-Request-ID and -First-Sent,
@@ -23,15 +25,72 @@ import Glibc
 ///   wait behind it). An error response that names no change of the group: each of its changes
 ///   is sent again in a request of its own, which says which one the service refuses.
 /// - Changesets the answer leaves out (a service that stops at the first failure) are sent again.
+/// - Planned ahead: while a `$batch` is on its way, the next one is planned (`planAhead`) from
+///   the changes after it that touch none of its entities and need none of them (no change of
+///   the same entity, no parent or foreign key target among them, and none of them needs one
+///   of these): nothing its answer records can change those requests. When that answer comes
+///   and everything in it was confirmed or archived (nothing to send again, no read-back, no
+///   stop) and nothing was written to the file meanwhile (the app's local writes can change a
+///   change not yet sent), the planned batch's first attempt is recorded in the answer's
+///   transaction (one durable commit instead of two) and it leaves at once. Otherwise it is
+///   dropped (its changes go back ahead of the rest, in queue order) and planned again. One
+///   `$batch` is in flight at a time, as before: the order of sending and of recording is the
+///   queue's.
 extension Upload {
     struct BatchPlan {
         var changesets: [[ChangeRequest]] = []
+        /// The entities its changes touch or need (their rows, parents and foreign key targets).
+        var rows: Set<UploadRowKey> = []
         var requests: [ChangeRequest] { changesets.flatMap { $0 } }
         var isEmpty: Bool { changesets.isEmpty }
     }
 
-    /// The next batch, taken from the queue (database queue).
-    func plan(_ file: StoreFile) throws(ODataStoreError) -> BatchPlan {
+    /// A batch planned while the one before it is on its way, and the file's change count then
+    /// (`sqlite3_total_changes64`: any write since, the app's included, moves it).
+    struct PlannedAhead {
+        var plan: BatchPlan
+        var stamp: Int64
+    }
+
+    /// Plans the next batch while `inFlight` is on its way (database queue). Not marked as
+    /// sent: that is done with `inFlight`'s answers, if the plan still holds then.
+    func planAhead(after inFlight: BatchPlan, _ file: StoreFile) {
+        let saved = state.withLock { s -> (cursor: Int, again: [Int64])? in
+            s.cancelled || s.ahead != nil ? nil : (s.cursor, s.again)
+        }
+        guard let saved else { return }
+        do throws(ODataStoreError) {
+            let ahead = try plan(file, excluding: inFlight.rows)
+            guard !ahead.isEmpty else { return }
+            let stamp = sqlite3_total_changes64(file.connection.handle)
+            state.withLock { $0.ahead = PlannedAhead(plan: ahead, stamp: stamp) }
+        } catch {
+            // Planned again after the answer, where the error shows.
+            state.withLock { s in
+                s.cursor = saved.cursor
+                s.again = saved.again
+            }
+        }
+    }
+
+    /// Takes the batch planned ahead, if any.
+    func takeAhead() -> PlannedAhead? {
+        state.withLock { s in
+            defer { s.ahead = nil }
+            return s.ahead
+        }
+    }
+
+    /// A batch planned ahead that is not sent: its changes go back ahead of the rest.
+    func drop(_ ahead: PlannedAhead?) {
+        guard let ahead else { return }
+        Log.debug(.upload, "the $batch planned ahead (\(ahead.plan.requests.count) change(s)) is planned again")
+        again(ahead.plan.requests)
+    }
+
+    /// The next batch, taken from the queue (database queue). `excluding`: entities of a batch
+    /// on its way; the batch ends before the first change that touches or needs one of them.
+    func plan(_ file: StoreFile, excluding: Set<UploadRowKey> = []) throws(ODataStoreError) -> BatchPlan {
         let size = max(session.options.uploadBatchSize, 1)
         let builder = builder(file)
         let version = builder.version
@@ -41,6 +100,7 @@ extension Upload {
         // Index of the first request of each row in this batch, and of a row's create.
         var firstOfRow: [UploadRowKey: Int] = [:]
         var createOf: [UploadRowKey: Int] = [:]
+        var rows: Set<UploadRowKey> = []
         while requests.count < size, let id = peek() {
             if state.withLock({ $0.alone.contains(id) }) { break }
             guard case .send(let change, let table, let localKey, let references) = try prepare(id, file) else {
@@ -48,6 +108,7 @@ extension Upload {
                 continue
             }
             let row = UploadRowKey(table: change.table, rid: change.rid)
+            if !excluding.isEmpty, excluding.contains(row) || references.contains(where: { excluding.contains($0.row) }) { break }
             var joined: [Int] = []
             var reference = ChangeRequestBuilder.Reference.none
             var unsent: Set<String> = []
@@ -82,6 +143,8 @@ extension Upload {
             let index = requests.count
             request.contentID = String(index + 1)
             requests.append(request)
+            rows.insert(row)
+            for r in references { rows.insert(r.row) }
             if let g = joined.min() {
                 // One changeset from the earliest group it depends on to here (groups are
                 // runs: the ones to merge are at the end).
@@ -97,7 +160,7 @@ extension Upload {
             if firstOfRow[row] == nil { firstOfRow[row] = index }
             if change.operation == .create { createOf[row] = index }
         }
-        var plan = BatchPlan()
+        var plan = BatchPlan(rows: rows)
         for (i, r) in requests.enumerated() {
             if i > 0, groupOf[i] == groupOf[i - 1] {
                 plan.changesets[plan.changesets.count - 1].append(r)
@@ -127,13 +190,31 @@ extension Upload {
 
     // MARK: - Sending
 
-    func sendBatch(_ plan: BatchPlan, _ finish: @escaping Finish) {
-        let version = session.state.version ?? .v4
-        let items = plan.changesets.map { changeset in
-            BatchRequestItem.changeset(changeset.map {
+    /// The items of the `$batch` body: a group of several changes is a changeset; a change on
+    /// its own is a changeset of one in V2 (where only retrievals may stand outside changesets)
+    /// and, in V4, a request of its own at the top level. V4 lets a data modification request
+    /// stand there (OData 4.0 Part 1, 11.7: "an individual request ... is a ... Data
+    /// Modification Request"; change sets group them only where they must be atomic): it is
+    /// its own unit, run in order, answered by one response (a refusal names only it), and
+    /// with `Prefer: odata.continue-on-error` the requests after it still run: what a
+    /// changeset of one gives, without the changeset the service must open, parse and commit
+    /// (a transaction per change on many services). Its Content-ID is left out: nothing in the
+    /// batch refers to it (a change that does shares its changeset), its answer is matched by
+    /// position, and OData 4.0 defines Content-ID only inside changesets.
+    static func batchItems(_ plan: BatchPlan, version: ODataVersion) -> [BatchRequestItem] {
+        plan.changesets.map { changeset in
+            if version == .v4, changeset.count == 1, let r = changeset.first {
+                return .request(BatchRequestPart(method: r.method, url: r.path, headers: BatchHeaders(r.headers), body: r.body))
+            }
+            return .changeset(changeset.map {
                 BatchRequestPart(method: $0.method, url: $0.path, headers: BatchHeaders($0.headers), body: $0.body, contentID: $0.contentID)
             })
         }
+    }
+
+    func sendBatch(_ plan: BatchPlan, _ finish: @escaping Finish) {
+        let version = session.state.version ?? .v4
+        let items = Self.batchItems(plan, version: version)
         let encoded: (body: [UInt8], contentType: String)
         do {
             encoded = try BatchRequest(items: items).encoded()
@@ -162,6 +243,10 @@ extension Upload {
                           attempt: Int, _ finish: @escaping Finish) throws(ODataStoreError) {
         let file = try store.requireFile()
         let requests = plan.requests
+        // The batch planned while this one was on its way: sent next only when this answer is
+        // recorded as a whole (`apply`).
+        let ahead = takeAhead()
+        if !(200..<300).contains((try? result.get())?.status ?? 0) { drop(ahead) }
         let response: HTTPResponse
         switch result {
         case .failure(let error):
@@ -177,12 +262,13 @@ extension Upload {
             do {
                 parsed = try BatchResponse.parse(response.body, contentType: response.header("Content-Type"))
             } catch {
+                drop(ahead)
                 // Whatever the service did, its answer does not say: like a lost connection.
                 return finish(.failure(ODataStoreError(.protocol,
                     "the answer to POST $batch (HTTP \(status)) cannot be read: \(error); its \(requests.count) changes stay queued and are sent again with their Repeatability-Request-IDs",
                     httpStatus: status)))
             }
-            return try apply(parsed, to: plan, file, finish)
+            return try apply(parsed, to: plan, file, ahead: ahead, finish)
         }
         if status == 404 || status == 405 || status == 501 {
             // The service has no $batch (nothing was done): one request per change from now on.
@@ -215,7 +301,8 @@ extension Upload {
     }
 
     /// Matches the answer's parts to the changes and records them in one transaction.
-    private func apply(_ answer: BatchResponse, to plan: BatchPlan, _ file: StoreFile, _ finish: @escaping Finish) throws(ODataStoreError) {
+    private func apply(_ answer: BatchResponse, to plan: BatchPlan, _ file: StoreFile, ahead: PlannedAhead?,
+                       _ finish: @escaping Finish) throws(ODataStoreError) {
         let service = session.state
         let maxText = session.options.limits.maxErrorMessageBytes
         let groups: [[BatchResponsePart]] = answer.items.map {
@@ -282,7 +369,22 @@ extension Upload {
             alone = again
             again = []
         }
-        let readBacks = try record(recorded, restore: restore, file)
+        // The batch planned ahead still holds when this answer needs nothing sent again and
+        // nothing was written to the file since it was planned.
+        var next: BatchPlan? = nil
+        if let ahead {
+            let whole = again.isEmpty && alone.isEmpty && restore.isEmpty && stop == nil && deferred == nil
+                && !recorded.contains { r, a in
+                    if case .refused(let e) = a { return Self.needsReadBack(r, e) }
+                    return false
+                }
+            if whole, !state.withLock({ $0.cancelled }), sqlite3_total_changes64(file.connection.handle) == ahead.stamp {
+                next = ahead.plan
+            } else {
+                drop(ahead)
+            }
+        }
+        let readBacks = try record(recorded, restore: restore, file, marking: next?.requests ?? [])
         if stop == nil {
             self.again(again.sorted { $0.change.id < $1.change.id })
             self.again(alone, alone: true)
@@ -300,9 +402,10 @@ extension Upload {
             }
         }
         let stopped = stop
+        let ready = next
         readBack(readBacks, finish) { [self] in
             if let stopped { return finish(.failure(stopped)) }
-            run(finish)
+            run(finish, ready: ready)
         }
     }
 }

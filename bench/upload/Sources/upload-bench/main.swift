@@ -11,7 +11,8 @@
 //       change). Times the upload alone (wall: CLOCK_MONOTONIC; client CPU: getrusage
 //       RUSAGE_SELF, every thread; server CPU: /proc/P/stat utime + stime), then checks:
 //       N confirmed, nothing failed or left, every local key mapped to a service key, and
-//       the service (read over HTTP) has 300 + N products. Prints one JSON line.
+//       the service (read over HTTP) has 300 + N products. Prints one JSON line, with the
+//       time the client's and the server's threads waited for a CPU (schedstat run_delay).
 import Dispatch
 import Foundation
 import ODataStore
@@ -42,6 +43,21 @@ func processCPU(_ pid: Int?) -> Double? {
     // After "pid (comm)": state is field 3, utime 14, stime 15 (1-based over the whole line).
     guard fields.count > 13, let u = Double(fields[11]), let s = Double(fields[12]) else { return nil }
     return (u + s) * 1000 / Double(sysconf(Int32(_SC_CLK_TCK)))
+}
+
+/// Milliseconds the threads of a process (live ones) spent runnable but waiting for a CPU
+/// (the run queue: `run_delay`, the second field of /proc/<pid>/task/<tid>/schedstat). Where
+/// the machine is shared, this is the part of the wall time that is neither process's work.
+func runQueueWait(_ pid: Int?) -> Double? {
+    let base = "/proc/\(pid.map(String.init) ?? "self")/task"
+    guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: base) else { return nil }
+    var total = 0.0
+    for t in tasks {
+        guard let text = try? String(contentsOfFile: "\(base)/\(t)/schedstat", encoding: .utf8) else { continue }
+        let fields = text.split(separator: " ")
+        if fields.count >= 2, let ns = Double(fields[1]) { total += ns / 1e6 }
+    }
+    return total
 }
 
 var args = Array(CommandLine.arguments.dropFirst())
@@ -85,6 +101,16 @@ func run(_ store: Store, _ mode: RequestMode, _ path: String, body: String? = ni
     return w.take() as! Result<Response, RequestFailure>
 }
 
+// UPLOAD_BENCH_LOG=1: the library's debug log on stderr (what was sent when), for looking
+// into a run; never set by run.sh (it costs time).
+if ProcessInfo.processInfo.environment["UPLOAD_BENCH_LOG"] == "1" {
+    ODataStoreLog.setHandler(level: .debug) { r in
+        var ts = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &ts)
+        FileHandle.standardError.write("\(ts.tv_sec).\(String(ts.tv_nsec / 1000 + 1_000_000).dropFirst()) \(r.level.name) \(r.category.rawValue) \(r.message)\n".data(using: .utf8)!)
+    }
+}
+
 var options = StoreOptions(serviceRoot: service)
 options.kind = .offline
 options.storePath = path
@@ -115,6 +141,8 @@ case "upload":
     guard (try? store.pendingChangeCount()) == Int64(expect) else { fail("the store does not hold \(expect) queued changes") }
     let w = Waiter()
     let serverBefore = processCPU(serverPID)
+    let serverWaitBefore = serverPID == nil ? nil : runQueueWait(serverPID)
+    let waitBefore = runQueueWait(nil)
     let cpuBefore = cpuMilliseconds()
     let start = nowMilliseconds()
     do {
@@ -124,6 +152,8 @@ case "upload":
     let wall = nowMilliseconds() - start
     let cpuAfter = cpuMilliseconds()
     let serverAfter = processCPU(serverPID)
+    let waitAfter = runQueueWait(nil)
+    let serverWaitAfter = serverPID == nil ? nil : runQueueWait(serverPID)
     guard case .success(let r) = result else { fail("upload failed: \(result)") }
     guard r == UploadResult(confirmed: expect, failed: 0, remaining: 0) else { fail("upload: \(r)") }
     let mappings = (try? store.keyMappings()) ?? []
@@ -137,7 +167,9 @@ case "upload":
     try? online.close()
     let user = cpuAfter.user - cpuBefore.user, sys = cpuAfter.sys - cpuBefore.sys
     let server = (serverBefore != nil && serverAfter != nil) ? String(serverAfter! - serverBefore!) : "null"
-    print(#"{"changes":\#(expect),"batch_size":\#(batch),"wall_ms":\#(wall),"cpu_user_ms":\#(user),"cpu_sys_ms":\#(sys),"server_cpu_ms":\#(server)}"#)
+    func difference(_ a: Double?, _ b: Double?) -> String { (a != nil && b != nil) ? String(max(b! - a!, 0)) : "null" }
+    let waits = #""client_runq_ms":\#(difference(waitBefore, waitAfter)),"server_runq_ms":\#(difference(serverWaitBefore, serverWaitAfter))"#
+    print(#"{"changes":\#(expect),"batch_size":\#(batch),"wall_ms":\#(wall),"cpu_user_ms":\#(user),"cpu_sys_ms":\#(sys),"server_cpu_ms":\#(server),\#(waits)}"#)
 
 default:
     fail("unknown command \(command)")
