@@ -207,8 +207,8 @@ def main() -> int:
         out.append("| Statements per row | CPU per row, us: median (min-max) | vs. the library's whole download (C API), per round |")
         out.append("|---|---|---|")
         labels = {
-            "sqlite-store": "what the store runs today: `INSERT ... ON CONFLICT DO UPDATE ... RETURNING \"@rid\"` + `INSERT OR IGNORE INTO ods_members`",
-            "sqlite-upsert": "the same upsert without `RETURNING`, no `ods_members` row",
+            "sqlite-store": "what the store ran before proposals 1 and 5: `INSERT ... ON CONFLICT DO UPDATE ... RETURNING \"@rid\"` + `INSERT OR IGNORE INTO ods_members` per row",
+            "sqlite-upsert": "the upsert the store runs now: without `RETURNING`, no `ods_members` row (a download records the rows it inserts as row-id ranges, per page)",
             "sqlite-late": "plain `INSERT`, the key and CategoryID indexes built once after the load",
         }
         base = by_round("c-v4")
