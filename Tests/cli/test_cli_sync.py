@@ -198,7 +198,9 @@ for attempt in range(trials * 4):
     if rng.random() < 0.3:
         # The service applies one change but its answer never arrives.
         proxy.control("POST", {"mode": "reset_after", "count": 1})
-    proxy.control("POST", {"mode": "slow", "delay_ms": rng.randint(30, 80), "count": -1})
+    # Slow enough that a kill (after 0.02-0.8 s) lands inside the upload: a $batch carries up
+    # to 100 changes, so an upload of this queue is only a few requests.
+    proxy.control("POST", {"mode": "slow", "delay_ms": rng.randint(100, 400), "count": -1})
     p = subprocess.Popen([binary, "offline", "upload", "--store", crash, "--quiet"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
         p.wait(timeout=rng.uniform(0.02, 0.8))
