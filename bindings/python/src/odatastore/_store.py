@@ -12,7 +12,7 @@ import os
 import threading
 import time
 import weakref
-from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Optional, Protocol, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Mapping, Optional, Protocol, Sequence, Union, cast
 
 from . import _errors, _ffi, _offline, _values
 from ._errors import ClosedError, Error, InvalidArgumentError, StateError
@@ -213,6 +213,27 @@ _DECODER = json.JSONDecoder()
 _ENTITY_DECODER = json.JSONDecoder(object_hook=_entity_hook)  # made once: json.loads(object_hook=) makes one a call
 
 
+def _read_headers(lib: ctypes.CDLL, ptr: int) -> list[tuple[str, str]]:
+    headers = []
+    name = ctypes.c_char_p()
+    value = ctypes.c_char_p()
+    for i in range(lib.ods_response_header_count(ptr)):
+        if lib.ods_response_header_at(ctypes.byref(name), ctypes.byref(value), ptr, i) == 0:
+            headers.append((_ffi.text(name.value) or "", _ffi.text(value.value) or ""))
+    return headers
+
+
+def _read_body(lib: ctypes.CDLL, ptr: int) -> bytes:
+    size = ctypes.c_size_t()
+    bptr = lib.ods_response_body(ptr, ctypes.byref(size))
+    return ctypes.string_at(bptr, size.value) if bptr and size.value else b""
+
+
+def _read_count(lib: ctypes.CDLL, ptr: int) -> Optional[int]:
+    count = int(lib.ods_response_count(ptr))
+    return count if count >= 0 else None
+
+
 class Response:
     """A service response, safe to keep after the callback that delivered it.
 
@@ -288,70 +309,46 @@ class Response:
             except Exception:  # interpreter shutdown
                 pass
 
+    def _read(self, slot: str, fetch: Callable[[ctypes.CDLL, int], Any]) -> Any:
+        """The attribute in `slot`, read from the library's response on first use."""
+        value = getattr(self, slot)
+        if value is _UNREAD:
+            lib, ptr = self._lib_ptr()
+            value = fetch(lib, ptr)
+            setattr(self, slot, value)
+        return value
+
     @property
     def status(self) -> int:
-        if self._status is _UNREAD:
-            lib, ptr = self._lib_ptr()
-            self._status = int(lib.ods_response_status(ptr))
-        return self._status
+        return int(self._read("_status", lambda lib, ptr: int(lib.ods_response_status(ptr))))
 
     @property
     def headers(self) -> list[tuple[str, str]]:
-        if self._headers is _UNREAD:
-            lib, ptr = self._lib_ptr()
-            headers = []
-            name = ctypes.c_char_p()
-            value = ctypes.c_char_p()
-            for i in range(lib.ods_response_header_count(ptr)):
-                if lib.ods_response_header_at(ctypes.byref(name), ctypes.byref(value), ptr, i) == 0:
-                    headers.append((_ffi.text(name.value) or "", _ffi.text(value.value) or ""))
-            self._headers = headers
-        return self._headers
+        return cast(list[tuple[str, str]], self._read("_headers", _read_headers))
 
     @property
     def body(self) -> bytes:
-        if self._body is _UNREAD:
-            lib, ptr = self._lib_ptr()
-            size = ctypes.c_size_t()
-            bptr = lib.ods_response_body(ptr, ctypes.byref(size))
-            self._body = ctypes.string_at(bptr, size.value) if bptr and size.value else b""
-        return self._body
+        return cast(bytes, self._read("_body", _read_body))
 
     @property
     def etag(self) -> Optional[str]:
-        if self._etag is _UNREAD:
-            lib, ptr = self._lib_ptr()
-            self._etag = _ffi.text(lib.ods_response_etag(ptr))
-        return self._etag
+        return cast(Optional[str], self._read("_etag", lambda lib, ptr: _ffi.text(lib.ods_response_etag(ptr))))
 
     @property
     def next_link(self) -> Optional[str]:
-        if self._next_link is _UNREAD:
-            lib, ptr = self._lib_ptr()
-            self._next_link = _ffi.text(lib.ods_response_next_link(ptr))
-        return self._next_link
+        return cast(Optional[str], self._read("_next_link", lambda lib, ptr: _ffi.text(lib.ods_response_next_link(ptr))))
 
     @property
     def count(self) -> Optional[int]:
-        if self._count is _UNREAD:
-            lib, ptr = self._lib_ptr()
-            count = int(lib.ods_response_count(ptr))
-            self._count = count if count >= 0 else None
-        return self._count
+        return cast(Optional[int], self._read("_count", _read_count))
 
     @property
     def entity_count(self) -> int:
-        if self._entity_count is _UNREAD:
-            lib, ptr = self._lib_ptr()
-            self._entity_count = int(lib.ods_response_entity_count(ptr))
-        return self._entity_count
+        return int(self._read("_entity_count", lambda lib, ptr: int(lib.ods_response_entity_count(ptr))))
 
     @property
     def is_local(self) -> bool:
-        if self._is_local is _UNREAD:
-            lib, ptr = self._lib_ptr()
-            self._is_local = lib.ods_response_is_local(ptr) == 1
-        return self._is_local
+        return bool(self._read("_is_local", lambda lib, ptr: lib.ods_response_is_local(ptr) == 1))
 
     @property
     def source(self) -> str:
