@@ -112,6 +112,28 @@ import Testing
         }
     }
 
+    /// Every JSON fixture (Olingo, odata.net, SAP, the OASIS examples), as V4 and as V2, with
+    /// no model: where the whole-page decode succeeds, the split gives the same entities and
+    /// annotations; where it fails, so does the split.
+    @Test func everyJSONFixtureSplitsLikeTheWholePage() throws {
+        var compared = 0
+        for file in PayloadFixtures.files(extensions: ["json"]) {
+            let body = String(decoding: try PayloadFixtures.bytes(file), as: UTF8.self)
+            for version in [ODataVersion.v4, .v2] {
+                let page = Page(name: file, body: body, version: version)
+                let whole = try? Self.whole(page)
+                let n = body.utf8.count
+                var random = SplitRandom(seed: UInt64(n))
+                var cuts = Set<Int>()
+                for _ in 0..<8 { cuts.insert(1 + random.next(upTo: max(n - 1, 1))) }
+                let split = try? Self.split(page, cuts: cuts.sorted(), takeAt: 100, maxHeld: 1 << 24)
+                #expect(split == whole, "\(file) as \(version)")
+                if whole != nil { compared += 1 }
+            }
+        }
+        #expect(compared > 100)
+    }
+
     @Test func aLargePageIsHeldInSmallPieces() throws {
         // 20,000 entities of ~100 bytes (2 MB) fed in 16 KB pieces, chunks taken at 64 KB:
         // what is held never passes a chunk plus a piece.

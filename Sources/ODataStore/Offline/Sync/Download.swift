@@ -178,7 +178,6 @@ final class Download: Sendable {
         if isCancelled { return finish(.failure(ODataStoreError(.cancelled, "the download was cancelled"))) }
         store.notePageBytes(response.body.count)
         let definition = target.definition
-        let isCollection = definition.resolved.result == .collection
         let payload: DecodedPayload
         do {
             let contentType = response.header("Content-Type")

@@ -162,6 +162,9 @@ final class PageStream: HTTPBodySink, @unchecked Sendable {
     func finish() throws(ODataStoreError) -> [DecodedPayload] {
         if let failure { throw failure }
         try drainQueued(final: true)
+        // Stopped meanwhile (cancelled): what waited was dropped, the page is not complete.
+        if let failure { throw failure }
+        if state.withLock({ $0.stopped }) { throw ODataStoreError(.cancelled, "the download was cancelled") }
         var parts: [DecodedPayload] = []
         if let run = splitter.takeChunk() { parts.append(try decode(run.document)) }
         let envelope: [UInt8]
