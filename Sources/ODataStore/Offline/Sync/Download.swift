@@ -127,7 +127,8 @@ final class Download: Sendable {
         let stream: PageStream? = target.definition.resolved.result == .collection
             ? PageStream(store: store, target: target, service: service, serviceRoot: session.serviceRoot,
                          maxHeldBytes: session.options.limits.maxResponseBytes,
-                         cancelTransfer: { [self] in
+                         cancelTransfer: { [weak self] in  // weak: the download holds the stream
+                             guard let self else { return }
                              if let id = state.withLock({ $0.transfer }) { session.transport.cancel(id) }
                          })
             : nil
