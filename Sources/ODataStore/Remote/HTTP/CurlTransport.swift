@@ -5,7 +5,8 @@ import Synchronization
 ///
 /// Many exchanges run at once over a pool of keep-alive connections (at most
 /// `maxConnectionsPerHost` per host; further requests wait for a free connection). Easy
-/// handles are reused. Response bodies are buffered.
+/// handles are reused. Response bodies are buffered, unless the request's `HTTPBodySink`
+/// takes a 2xx body as it arrives (the exchange paused while the sink is full).
 ///
 /// Threading: a `CurlTransport` is `Sendable`; `send`, `cancel` and `shutdown` may be called
 /// from any thread, including from inside a completion. Completions run on the transport's
