@@ -5,7 +5,7 @@
 #
 #   bash scripts/fuzz.sh [SECONDS] [TARGET...]    SECONDS per target (default 10: the short run
 #                                                 of scripts/test.sh); targets default to all:
-#                                                 url csdl json4 json2 atom batch http
+#                                                 url csdl json4 json2 atom batch http split
 #   bash scripts/fuzz.sh 3600                     the long run (one hour each; docs/fuzzing.md)
 #
 # A crash, a leak, a timeout (10 s for one input; ODS_FUZZ_TIMEOUT=SECONDS raises it for runs
@@ -19,7 +19,7 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 seconds=${1:-10}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(url csdl json4 json2 atom batch http)
+[ ${#targets[@]} -gt 0 ] || targets=(url csdl json4 json2 atom batch http split)
 # ODS_FUZZ_CONFIGURATION=debug builds faster and runs slower (scripts/test.sh's short run);
 # the long runs use release.
 configuration=${ODS_FUZZ_CONFIGURATION:-release}
@@ -42,6 +42,7 @@ mapfile -t xml < <(find Tests/Fixtures \( -name '*.xml' -o -name '*.edmx' -o -na
 mapfile -t batch < <(find Tests/Fixtures \( -name '*.batch' -o -path '*BatchRequests*' \) -type f | sort)
 seed json4 "${json[@]}"
 seed json2 "${json[@]}"
+seed split "${json[@]}"
 seed csdl "${xml[@]}" $(grep -l '"\$Version"' "${json[@]}" 2>/dev/null || true)
 seed atom $(grep -l -e '<feed' -e '<entry' -e '<m:error' "${xml[@]}" 2>/dev/null || true) Tests/servers/v2_metadata.xml
 seed batch "${batch[@]}"

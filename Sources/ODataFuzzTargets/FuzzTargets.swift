@@ -19,6 +19,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case batch
     /// A whole HTTP response (status line, headers, body) through the online store's handling.
     case http
+    /// A JSON page cut into pieces by `PageSplitter` (V4 and V2), its runs and envelope
+    /// decoded: when both the split and the whole-page decode succeed they find as many entities.
+    case split
 }
 
 public enum FuzzTargets {
@@ -55,6 +58,44 @@ public enum FuzzTargets {
         case .http:
             FuzzEntryPoints.httpResponse(bytes, model: model, version: .v4)
             FuzzEntryPoints.httpResponse(bytes, model: nil, version: .v2)
+        case .split:
+            for version in [ODataVersion.v4, .v2] { split(bytes, version: version) }
+        }
+    }
+
+    /// Feeds `bytes` to a `PageSplitter` in pieces (sizes from the bytes themselves), decodes
+    /// each run and the envelope, and compares the entities found with the whole-page decode.
+    static func split(_ bytes: [UInt8], version: ODataVersion) {
+        func decode(_ b: [UInt8]) -> DecodedPayload? {
+            try? PayloadDecoder.decode(b, contentType: "application/json", version: version, model: model,
+                                       entitySet: "Items", target: .entities)
+        }
+        var s = PageSplitter(version: version, maxHeldBytes: 1 << 16)
+        var entities = 0
+        var from = 0
+        var step = 1
+        do {
+            while from < bytes.count {
+                step = Int(bytes[from] % 7) + step % 5 + 1
+                let end = min(from + step, bytes.count)
+                try bytes[from..<end].withUnsafeBytes { try s.feed($0) }
+                from = end
+                if s.readyBytes >= 64, let run = s.takeChunk() {
+                    guard let p = decode(run.document) else { return }
+                    entities += p.entityCount
+                }
+            }
+            if let run = s.takeChunk() {
+                guard let p = decode(run.document) else { return }
+                entities += p.entityCount
+            }
+            guard let envelope = decode(try s.finish()) else { return }
+            entities += envelope.entityCount
+        } catch {
+            return
+        }
+        if let whole = decode(bytes), whole.entityCount != entities {
+            fatalError("split: \(entities) entities in the runs, \(whole.entityCount) in the whole page")
         }
     }
 

@@ -43,9 +43,10 @@ final class TestServer: Sendable {
     private let pipes: Locked<Pipes>
 
     /// Starts an OData service (`serve.py v4|v2`).
-    static func start(_ kind: Kind, pageSize: Int? = nil, timeoutSeconds: Int = 60) throws -> TestServer {
+    static func start(_ kind: Kind, pageSize: Int? = nil, products: Int? = nil, timeoutSeconds: Int = 60) throws -> TestServer {
         var args = ["serve.py", kind == .v4 ? "v4" : (kind == .v2 ? "v2" : "v4tricky")]
         if let pageSize { args += ["--page-size", String(pageSize)] }
+        if let products { args += ["--products", String(products)] }
         return try TestServer(arguments: args, timeoutSeconds: timeoutSeconds)
     }
 

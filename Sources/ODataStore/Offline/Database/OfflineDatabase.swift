@@ -1,9 +1,24 @@
+import Synchronization
 /// The store file and the serial queue it lives on. Every method except `close` must run on
 /// `queue` (inside a job): the SQLite connection is used from that thread only.
 final class OfflineDatabase: Sendable {
     let queue: SerialQueue
     /// Set once opened; touched on `queue` only.
     private let box = UncheckedSendable<StoreFile?>(nil)
+    /// The most bytes of one page's body its downloads held at once (`Download`: a streamed
+    /// page's queue and splitter, an upper bound; a page fetched whole: its body). Streaming
+    /// keeps it far below the page size; tests and the download benchmark read it.
+    let peakPageBytes = Atomic<Int>(0)
+
+    /// Raises `peakPageBytes` to `bytes` (any thread).
+    func notePageBytes(_ bytes: Int) {
+        var current = peakPageBytes.load(ordering: .relaxed)
+        while bytes > current {
+            let (done, now) = peakPageBytes.compareExchange(expected: current, desired: bytes, ordering: .relaxed)
+            if done { break }
+            current = now
+        }
+    }
 
     init() throws(ODataStoreError) {
         queue = try SerialQueue(name: "offline store")
@@ -86,32 +101,57 @@ final class OfflineDatabase: Sendable {
     /// `deltaLink` (absolute) is kept with the last page for the next refresh.
     func writePage(_ payload: DecodedPayload, bytes: Int64, target: Download.Target, nextLink: String?, deltaLink: String?,
                    isCollection: Bool, serviceRoot: String) throws(ODataStoreError) -> DefiningRequestRow {
+        try writePage([payload], earlierEntities: 0, count: payload.count, bytes: bytes, target: target, nextLink: nextLink,
+                      deltaLink: deltaLink, isCollection: isCollection, serviceRoot: serviceRoot)
+    }
+
+    /// Writes the entities of a run of a page that is still arriving (`PageStream`), in a
+    /// transaction of its own, and returns how many it held. The defining request's counts
+    /// and resume point stay as they were: the page's last `writePage` counts them.
+    func writeEntities(_ payload: DecodedPayload, target: Download.Target, serviceRoot: String) throws(ODataStoreError) -> Int {
         let f = try requireFile()
         let writer = EntityWriter(file: f, requestID: target.id)
         do {
             var written = 0
             try f.connection.transaction {
+                written = try writeEntities(payload, writer: writer, file: f, target: target, isCollection: true,
+                                            serviceRoot: serviceRoot)
+            }
+            return written
+        } catch let e as ODataStoreError {
+            throw e
+        } catch let e as SQLiteError {
+            throw e.storeError("cannot store the downloaded entities")
+        } catch {
+            throw ODataStoreError(.error, "cannot store the downloaded entities: \(error)")
+        }
+    }
+
+    /// Writes the last part(s) of a page (`payloads`: the whole page, or a streamed page's last
+    /// run and its annotations) and the defining request's progress in one transaction:
+    /// `earlierEntities` were written by earlier runs of the page and are counted now, with the
+    /// page's resume point. `deltaLink` (absolute) is kept with the last page for the next refresh.
+    func writePage(_ payloads: [DecodedPayload], earlierEntities: Int, count: Int64?, bytes: Int64, target: Download.Target,
+                   nextLink: String?, deltaLink: String?, isCollection: Bool,
+                   serviceRoot: String) throws(ODataStoreError) -> DefiningRequestRow {
+        let f = try requireFile()
+        let writer = EntityWriter(file: f, requestID: target.id)
+        do {
+            var written = earlierEntities
+            try f.connection.transaction {
                 let before = try definingRequest(id: target.id)
-                let table = target.definition.table
-                // A first download into an empty table loads it without its secondary indexes
-                // and makes them once after its last page (CREATE INDEX sorts once instead of
-                // one B-tree insert per row: about 2,000 fewer instructions per row). Only
-                // speed depends on them: an interrupted download leaves them missing until
-                // its last page or the next opening of the file, which makes missing ones.
-                let indexes = isCollection ? f.schema.secondaryIndexes.filter { $0.table === table } : []
-                if !indexes.isEmpty, try f.connection.scalar("SELECT 1 FROM \(table.quoted) LIMIT 1") == nil {
-                    for index in indexes { try f.connection.execute("DROP INDEX IF EXISTS \(SQLName.quote(index.name))") }
+                for payload in payloads {
+                    written += try writeEntities(payload, writer: writer, file: f, target: target, isCollection: isCollection,
+                                                 serviceRoot: serviceRoot)
                 }
-                written = try writer.writePage(payload.utf8, table: table, expand: target.definition.expand,
-                                               isCollection: isCollection)
-                // Local changes stay on top: what the service removed goes (unless changed
-                // locally), what was deleted locally and not uploaded stays deleted.
                 let refresh = StoreRefresh(file: f)
-                try refresh.applyRemovals(writer.removedIDs, serviceRoot: serviceRoot)
-                try refresh.reapplyQueuedDeletes()
                 let done = nextLink == nil
                 if done, before.refresh == .full { try refresh.evictUnseen(request: target.id) }
-                if done { for index in indexes { try f.connection.execute(index.sql) } }
+                if done, isCollection {
+                    for index in f.schema.secondaryIndexes where index.table === target.definition.table {
+                        try f.connection.execute(index.sql)
+                    }
+                }
                 try f.connection.run("""
                     UPDATE ods_defining_requests SET state = ?2, next_link = ?3, entities = entities + ?4, bytes = bytes + ?5,
                         expected = coalesce(?6, expected), last_download = CASE WHEN ?7 THEN ?8 ELSE last_download END,
@@ -119,7 +159,7 @@ final class OfflineDatabase: Sendable {
                         refresh = CASE WHEN ?7 THEN NULL ELSE refresh END
                     WHERE id = ?1
                     """, [.integer(target.id), .text(done ? "complete" : "downloading"), nextLink.map { .text($0) } ?? .null,
-                          .integer(Int64(written)), .integer(bytes), payload.count.map { .integer($0) } ?? .null,
+                          .integer(Int64(written)), .integer(bytes), count.map { .integer($0) } ?? .null,
                           .integer(done ? 1 : 0), .text(Timestamp.now()), deltaLink.map { .text($0) } ?? .null])
             }
             var row = try definingRequest(id: target.id)
@@ -132,6 +172,30 @@ final class OfflineDatabase: Sendable {
         } catch {
             throw ODataStoreError(.error, "cannot store the downloaded page: \(error)")
         }
+    }
+
+    /// The entities of one decoded page or run, inside the caller's transaction.
+    private func writeEntities(_ payload: DecodedPayload, writer: EntityWriter, file f: StoreFile, target: Download.Target,
+                               isCollection: Bool, serviceRoot: String) throws -> Int {
+        let table = target.definition.table
+        // A first download into an empty table loads it without its secondary indexes
+        // and makes them once after its last page (CREATE INDEX sorts once instead of
+        // one B-tree insert per row: about 2,000 fewer instructions per row). Only
+        // speed depends on them: an interrupted download leaves them missing until
+        // its last page or the next opening of the file, which makes missing ones.
+        let indexes = isCollection ? f.schema.secondaryIndexes.filter { $0.table === table } : []
+        if !indexes.isEmpty, try f.connection.scalar("SELECT 1 FROM \(table.quoted) LIMIT 1") == nil {
+            for index in indexes { try f.connection.execute("DROP INDEX IF EXISTS \(SQLName.quote(index.name))") }
+        }
+        let before = writer.removedIDs.count
+        let written = try writer.writePage(payload.utf8, table: table, expand: target.definition.expand,
+                                           isCollection: isCollection)
+        // Local changes stay on top: what the service removed goes (unless changed
+        // locally), what was deleted locally and not uploaded stays deleted.
+        let refresh = StoreRefresh(file: f)
+        try refresh.applyRemovals(Array(writer.removedIDs[before...]), serviceRoot: serviceRoot)
+        try refresh.reapplyQueuedDeletes()
+        return written
     }
 }
 

@@ -1,7 +1,11 @@
-/// Downloads defining requests into the store file, page by page: each page is fetched,
-/// decoded, and written with the defining request's resume point (`next_link`) and counts in
-/// one transaction, so a failure or a kill loses at most the page in flight and the next run
-/// resumes after the last page written. Memory holds one page at a time.
+/// Downloads defining requests into the store file, page by page. A JSON page of a
+/// collection is written while it arrives (`PageStream`: runs of complete entities, each in a
+/// transaction of its own) and its resume point (`next_link`) and counts are written with its
+/// last run, once it has ended; any other page (Atom, a single entity) is fetched whole,
+/// decoded, and written with them in one transaction. Either way a failure or a kill loses at
+/// most the page in flight (fetched again from its URL; the upserts of its runs written
+/// before change nothing) and the next run resumes after the last page completed. Memory
+/// holds a bounded part of a streamed page, or one whole page.
 ///
 /// Threading: `start` and `cancel` may be called from any thread. The work hops between the
 /// transport's thread (HTTP) and the store's database queue (decoding and writing); the
@@ -26,6 +30,8 @@ final class Download: Sendable {
         var totalEntities: Int64 = 0
         var totalBytes: Int64 = 0
         var visited: Set<String> = []
+        /// The page arriving now, when it is streamed.
+        var stream: PageStream?
     }
 
     /// Upper bound on pages per defining request (a server that sends next links forever).
@@ -53,10 +59,11 @@ final class Download: Sendable {
 
     /// Stops the download: the page in flight is dropped, what was written stays.
     func cancel() {
-        let transfer: UInt64? = state.withLock { s in
+        let (transfer, stream): (UInt64?, PageStream?) = state.withLock { s in
             s.cancelled = true
-            return s.transfer
+            return (s.transfer, s.stream)
         }
+        stream?.stop()
         if let transfer { session.transport.cancel(transfer) }
     }
 
@@ -115,8 +122,19 @@ final class Download: Sendable {
                 headers = ServiceSession.applying([("Prefer", prefer.joined(separator: ", "))], to: headers)
             }
         }
+        // A JSON collection page is written while it arrives (PageStream); the sink declines
+        // any other body, which then arrives whole.
+        let stream: PageStream? = target.definition.resolved.result == .collection
+            ? PageStream(store: store, target: target, service: service, serviceRoot: session.serviceRoot,
+                         maxHeldBytes: session.options.limits.maxResponseBytes,
+                         cancelTransfer: { [weak self] in  // weak: the download holds the stream
+                             guard let self else { return }
+                             if let id = state.withLock({ $0.transfer }) { session.transport.cancel(id) }
+                         })
+            : nil
+        state.withLock { $0.stream = stream }
         let request = HTTPRequest(method: "GET", url: url, headers: headers,
-                                  timeoutMilliseconds: session.options.requestTimeoutMilliseconds)
+                                  timeoutMilliseconds: session.options.requestTimeoutMilliseconds, bodySink: stream)
         let what = "downloading \(target.definition.path)"
         // Through the session for its credentials and logon (docs/logon.md); `retry: .max`
         // keeps downloads unrepeated by the retry policy, as they were.
@@ -129,10 +147,24 @@ final class Download: Sendable {
         }) { [self] result in
             switch result {
             case .failure(let error):
-                finish(.failure(ResponseErrors.error(for: error, what: what)))
+                guard let stream else { return finish(.failure(ResponseErrors.error(for: error, what: what))) }
+                // After the runs queued before (none writes once the completion has run).
+                stream.stop()
+                let failed: @Sendable () -> Void = { [self] in
+                    finish(.failure(stream.failure ?? ResponseErrors.error(for: error, what: what)))
+                }
+                if !store.queue.async(failed) { failed() }
             case .success(let response):
                 guard (200..<300).contains(response.status) else {
+                    stream?.stop()
                     return finish(.failure(ResponseErrors.error(for: response, what: what)))
+                }
+                if let stream, let streamed = response.streamedBytes {
+                    let queued = store.queue.async { [self] in
+                        streamedPage(stream, bytes: streamed, target, index: index, pages: pages + 1, finish)
+                    }
+                    if !queued { finish(.failure(ODataStoreError(.closed, "the store was closed during the download"))) }
+                    return
                 }
                 let queued = store.queue.async { [self] in
                     page(response, target, index: index, pages: pages + 1, service: service, finish)
@@ -145,8 +177,8 @@ final class Download: Sendable {
     private func page(_ response: HTTPResponse, _ target: Target, index: Int, pages: Int,
                       service: ServiceSession.ServiceState, _ finish: @escaping @Sendable (Result<Void, ODataStoreError>) -> Void) {
         if isCancelled { return finish(.failure(ODataStoreError(.cancelled, "the download was cancelled"))) }
+        store.notePageBytes(response.body.count)
         let definition = target.definition
-        let isCollection = definition.resolved.result == .collection
         let payload: DecodedPayload
         do {
             let contentType = response.header("Content-Type")
@@ -157,8 +189,36 @@ final class Download: Sendable {
             return finish(.failure(ODataStoreError(.protocol, "downloading \(definition.path): the service's answer is not valid OData: \(error)",
                                                    httpStatus: response.status)))
         }
+        complete([payload], earlier: 0, count: payload.count, nextLink: payload.nextLink, deltaLink: payload.deltaLink,
+                 bytes: response.body.count, target, index: index, pages: pages, finish)
+    }
+
+    /// A streamed page whose body has ended: its last run and annotations (`PageStream.finish`).
+    private func streamedPage(_ stream: PageStream, bytes: Int, _ target: Target, index: Int, pages: Int,
+                              _ finish: @escaping @Sendable (Result<Void, ODataStoreError>) -> Void) {
+        if isCancelled { return finish(.failure(ODataStoreError(.cancelled, "the download was cancelled"))) }
+        let parts: [DecodedPayload]
+        do {
+            parts = try stream.finish()
+        } catch {
+            return finish(.failure(error))
+        }
+        store.notePageBytes(stream.peakHeldBytes)
+        let envelope = parts[parts.count - 1]
+        Log.debug(.download, "\(target.definition.path): page \(pages) streamed, \(bytes) bytes, at most \(stream.peakHeldBytes) held")
+        complete(parts, earlier: stream.written, count: envelope.count, nextLink: envelope.nextLink, deltaLink: envelope.deltaLink,
+                 bytes: bytes, target, index: index, pages: pages, finish)
+    }
+
+    /// Writes a page's last part(s) with its counts and resume point, then fetches the next
+    /// page or goes to the next defining request.
+    private func complete(_ payloads: [DecodedPayload], earlier: Int, count: Int64?, nextLink link: String?, deltaLink delta: String?,
+                          bytes: Int, _ target: Target, index: Int, pages: Int,
+                          _ finish: @escaping @Sendable (Result<Void, ODataStoreError>) -> Void) {
+        let definition = target.definition
+        let isCollection = definition.resolved.result == .collection
         var nextLink: String? = nil
-        if isCollection, let link = payload.nextLink {
+        if isCollection, let link {
             let absolute = absoluteLink(link)
             let repeated = state.withLock { !$0.visited.insert(absolute).inserted }
             if repeated {
@@ -169,19 +229,20 @@ final class Download: Sendable {
             }
             nextLink = absolute
         }
-        let deltaLink = nextLink == nil && isCollection ? payload.deltaLink.map(absoluteLink) : nil
+        let deltaLink = nextLink == nil && isCollection ? delta.map(absoluteLink) : nil
         let row: DefiningRequestRow
         do {
-            row = try store.writePage(payload, bytes: Int64(response.body.count), target: target, nextLink: nextLink,
-                                      deltaLink: deltaLink, isCollection: isCollection, serviceRoot: session.serviceRoot)
+            row = try store.writePage(payloads, earlierEntities: earlier, count: count, bytes: Int64(bytes), target: target,
+                                      nextLink: nextLink, deltaLink: deltaLink, isCollection: isCollection,
+                                      serviceRoot: session.serviceRoot)
         } catch {
             return finish(.failure(error))
         }
         state.withLock { s in
             s.totalEntities += Int64(row.lastPageEntities)
-            s.totalBytes += Int64(response.body.count)
+            s.totalBytes += Int64(bytes)
         }
-        Log.info(.download, "\(definition.path): page \(pages), \(row.lastPageEntities) entities, \(response.body.count) bytes\(nextLink != nil ? ", more to come" : deltaLink != nil ? ", delta link kept" : "")")
+        Log.info(.download, "\(definition.path): page \(pages), \(row.lastPageEntities) entities, \(bytes) bytes\(nextLink != nil ? ", more to come" : deltaLink != nil ? ", delta link kept" : "")")
         report(target, index: index, row: row, finished: nextLink == nil)
         if let nextLink {
             let url: String

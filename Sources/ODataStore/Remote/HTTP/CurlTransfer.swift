@@ -17,10 +17,20 @@ final class CurlTransfer {
     @exclusivity(unchecked) var body: [UInt8] = []
     /// Set by a callback that stopped the transfer (body too large, ...).
     @exclusivity(unchecked) var callbackFailure: HTTPTransportError?
+    /// Takes the body as it arrives when it accepts it (`HTTPBodySink`).
+    let sink: (any HTTPBodySink)?
+    /// Whether `sink` takes this body: nil until the first body byte.
+    @exclusivity(unchecked) var streaming: Bool?
+    /// Body bytes the sink took (for the limits).
+    @exclusivity(unchecked) var streamedBytes = 0
+    /// Restarts the transfer after the sink refused bytes (set by the worker).
+    @exclusivity(unchecked) var resume: (@Sendable () -> Void)?
 
     init(id: UInt64, easy: CurlEasy, maxBodyBytes: Int, maxCompressionRatio: Int = 0, compressionRatioThreshold: Int = 1 << 20,
+         sink: (any HTTPBodySink)? = nil,
          completion: @escaping @Sendable (Result<HTTPResponse, HTTPTransportError>) -> Void) {
         self.id = id
+        self.sink = sink
         self.easy = easy
         self.maxBodyBytes = maxBodyBytes
         self.maxCompressionRatio = maxCompressionRatio
@@ -93,6 +103,10 @@ let curlWriteCallback: ods_curl_data_cb = { data, size, count, context in
     if overflow { return 0 }
     if total == 0 { return 0 }
     guard let data else { return 0 }
+    if transfer.sink != nil {
+        if transfer.streaming == nil { transfer.streaming = transfer.beginStreaming() }
+        if transfer.streaming == true { return transfer.stream(UnsafeRawBufferPointer(start: data, count: total)) }
+    }
     if transfer.maxBodyBytes > 0, transfer.body.count > transfer.maxBodyBytes - total {
         transfer.callbackFailure = .limit(.responseBytes, "the response body is larger than \(transfer.maxBodyBytes) bytes")
         return 0
@@ -110,6 +124,40 @@ let curlWriteCallback: ods_curl_data_cb = { data, size, count, context in
         }
     }
     return total
+}
+
+extension CurlTransfer {
+    /// Asks the sink whether it takes this body (a 2xx final response only).
+    func beginStreaming() -> Bool {
+        guard let sink, let resume else { return false }
+        var status = 0
+        guard ods_curl_easy_getinfo_long(easy.handle, CURLINFO_RESPONSE_CODE, &status) == CURLE_OK,
+              (200..<300).contains(status) else { return false }
+        return sink.begin(status: status, headers: responseHeaders, resume: resume)
+    }
+
+    /// Hands body bytes to the sink under the same limits as a buffered body; pauses the
+    /// transfer when the sink refuses them (libcurl offers them again after `resume`).
+    func stream(_ bytes: UnsafeRawBufferPointer) -> Int {
+        let total = bytes.count
+        if maxBodyBytes > 0, streamedBytes > maxBodyBytes - total {
+            callbackFailure = .limit(.responseBytes, "the response body is larger than \(maxBodyBytes) bytes")
+            return 0
+        }
+        let after = streamedBytes + total
+        if maxCompressionRatio > 0, after > compressionRatioThreshold {
+            var received: curl_off_t = 0
+            if ods_curl_easy_getinfo_off(easy.handle, CURLINFO_SIZE_DOWNLOAD_T, &received) == CURLE_OK,
+               received > 0, after / Int(received) > maxCompressionRatio {
+                callbackFailure = .limit(.compressionRatio,
+                    "the response body decompressed from \(received) to more than \(after) bytes (a ratio over \(maxCompressionRatio))")
+                return 0
+            }
+        }
+        guard let sink, sink.receive(bytes) else { return Int(CURL_WRITEFUNC_PAUSE) }
+        streamedBytes = after
+        return total
+    }
 }
 
 /// CURLOPT_HEADERFUNCTION: one header line per call, status lines included.

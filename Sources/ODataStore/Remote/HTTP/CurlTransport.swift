@@ -5,7 +5,8 @@ import Synchronization
 ///
 /// Many exchanges run at once over a pool of keep-alive connections (at most
 /// `maxConnectionsPerHost` per host; further requests wait for a free connection). Easy
-/// handles are reused. Response bodies are buffered.
+/// handles are reused. Response bodies are buffered, unless the request's `HTTPBodySink`
+/// takes a 2xx body as it arrives (the exchange paused while the sink is full).
 ///
 /// Threading: a `CurlTransport` is `Sendable`; `send`, `cancel` and `shutdown` may be called
 /// from any thread, including from inside a completion. Completions run on the transport's
@@ -143,6 +144,8 @@ struct CurlPendingSend: Sendable {
 struct CurlInbox {
     var starts: [CurlPendingSend] = []
     var cancels: [UInt64] = []
+    /// Transfers their body sink asks to unpause.
+    var resumes: [UInt64] = []
     var shutdownRequested = false
     var nextID: UInt64 = 1
     /// The worker found the inbox empty and is in (or about to enter) curl_multi_poll.
@@ -152,7 +155,7 @@ struct CurlInbox {
     /// A wake-up was sent since the worker went to sleep: one is enough.
     var wakeupSent = false
 
-    var isEmpty: Bool { starts.isEmpty && cancels.isEmpty && !shutdownRequested }
+    var isEmpty: Bool { starts.isEmpty && cancels.isEmpty && resumes.isEmpty && !shutdownRequested }
 
     /// True when the caller must wake the worker (`CurlShared.wakeWorker`, after releasing
     /// the inbox lock): it sleeps in curl_multi_poll, or is about to (then the wake-up makes
@@ -191,6 +194,16 @@ final class CurlShared: Sendable {
         wakeup.withLock { multi in
             if multi.alive { _ = curl_multi_wakeup(multi.raw) }
         }
+    }
+
+    /// A body sink's `resume` (any thread): the worker unpauses the transfer.
+    func requestResume(_ id: UInt64) {
+        let wake = inbox.withLock { inbox -> Bool in
+            if inbox.shutdownRequested { return false }
+            inbox.resumes.append(id)
+            return inbox.claimWakeup()
+        }
+        if wake { wakeWorker() }
     }
 
     /// The worker, before curl_multi_cleanup: no wake-up runs or starts after this returns.

@@ -48,10 +48,11 @@ final class CurlWorker: @unchecked Sendable {
     /// The thread's body: runs until shutdown, then ends every transfer and frees libcurl state.
     func run() {
         while true {
-            let (starts, cancels, stopping) = shared.inbox.withLock { inbox in
-                let batch = (inbox.starts, inbox.cancels, inbox.shutdownRequested)
+            let (starts, cancels, resumes, stopping) = shared.inbox.withLock { inbox in
+                let batch = (inbox.starts, inbox.cancels, inbox.resumes, inbox.shutdownRequested)
                 inbox.starts.removeAll()
                 inbox.cancels.removeAll()
+                inbox.resumes.removeAll()
                 return batch
             }
             if stopping {
@@ -62,6 +63,7 @@ final class CurlWorker: @unchecked Sendable {
             }
             for pending in starts { enqueue(pending) }
             for id in cancels { cancel(id) }
+            for id in resumes { resume(id) }
             releaseDueDelayed()
             startQueued()
 
@@ -151,7 +153,11 @@ final class CurlWorker: @unchecked Sendable {
         let transfer = CurlTransfer(id: pending.id, easy: easy, maxBodyBytes: configuration.maxResponseBodyBytes,
                                     maxCompressionRatio: configuration.maxCompressionRatio,
                                     compressionRatioThreshold: configuration.compressionRatioThreshold,
-                                    completion: pending.completion)
+                                    sink: pending.request.bodySink, completion: pending.completion)
+        if transfer.sink != nil {
+            let shared = shared, id = pending.id
+            transfer.resume = { shared.requestResume(id) }
+        }
         if let problem = configure(transfer, for: pending.request) {
             recycle(easy)
             transfer.complete(.failure(problem))
@@ -347,7 +353,8 @@ final class CurlWorker: @unchecked Sendable {
                 var status = 0
                 _ = ods_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
                 if status > 0 {
-                    result = .success(HTTPResponse(status: status, headerFields: transfer.responseHeaders, body: transfer.body))
+                    result = .success(HTTPResponse(status: status, headerFields: transfer.responseHeaders, body: transfer.body,
+                                                   streamedBytes: transfer.streaming == true ? transfer.streamedBytes : nil))
                 } else {
                     result = .failure(.io("the transfer ended without an HTTP status"))
                 }
@@ -361,6 +368,13 @@ final class CurlWorker: @unchecked Sendable {
             shared.requestsCompleted.add(1, ordering: .relaxed)
             transfer.complete(result)
         }
+    }
+
+    /// Unpauses a transfer its body sink paused (gone already: nothing to do). libcurl may
+    /// offer the held bytes again from inside this call.
+    private func resume(_ id: UInt64) {
+        guard let transfer = active[id] else { return }
+        _ = curl_easy_pause(transfer.easy.handle, 0)  // CURLPAUSE_CONT
     }
 
     private func cancel(_ id: UInt64) {

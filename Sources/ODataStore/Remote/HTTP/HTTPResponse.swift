@@ -1,14 +1,18 @@
-/// A complete HTTP response (the body is buffered).
+/// A complete HTTP response (the body is buffered, unless a body sink took it).
 public struct HTTPResponse: Sendable {
     public var status: Int
     /// Response header fields in order as received (of the final response after redirects).
     public var headerFields: HTTPHeaderFields
     public var body: [UInt8]
+    /// The body's size when the request's `HTTPBodySink` took it (`body` is then empty);
+    /// nil when the body is in `body`.
+    public var streamedBytes: Int?
 
-    public init(status: Int, headerFields: HTTPHeaderFields, body: [UInt8] = []) {
+    public init(status: Int, headerFields: HTTPHeaderFields, body: [UInt8] = [], streamedBytes: Int? = nil) {
         self.status = status
         self.headerFields = headerFields
         self.body = body
+        self.streamedBytes = streamedBytes
     }
 
     public init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {

@@ -1,0 +1,243 @@
+import Testing
+@testable import ODataProtocol
+
+/// `PageSplitter`: a page fed in any pieces (whole, byte by byte, at random places: inside
+/// strings, escapes, `\u` sequences, numbers) and decoded chunk by chunk gives the entities
+/// and annotations that decoding the whole page gives; broken or hostile pages fail clearly.
+@Suite struct PageSplitterTests {
+    struct Page {
+        let name: String
+        let body: String
+        let version: ODataVersion
+        var model: ServiceModel? = nil
+        var entitySet: String? = nil
+    }
+
+    static let v4Metadata = try! MetadataParser.parse(CapturedServerBodies.v4Metadata)
+    static let v2Metadata = try! MetadataParser.parse(CapturedServerBodies.v2Metadata)
+
+    static let pages: [Page] = [
+        Page(name: "v4 captured (count before value)", body: CapturedServerBodies.v4Products, version: .v4,
+             model: v4Metadata, entitySet: "Products"),
+        Page(name: "v2 captured (__count before results)", body: CapturedServerBodies.v2Products, version: .v2,
+             model: v2Metadata, entitySet: "Products"),
+        Page(name: "v4 annotations after value, escapes", body: #"""
+            {"@odata.context":"http://h/s/$metadata#People","value":[
+              {"ID":1,"Name":"a \"quoted\" name, with [brackets] and {braces}","Note":"\\","Esc":"\u00e9\u20ac\ud83d\ude00\/"},
+              {"ID":-2.5e+3,"Name":"","Tags":["x","y",{"k":[1,2,[3]]}],"Nested":{"A":{"B":null}},"Ok":true},
+              {"ID":3,"Name":"caf\u00E9 ☕ 日本","N":0.000001,"Z":-0}
+            ],"@odata.nextLink":"http://h/s/People?$skiptoken=\"3\",x","@odata.count":3}
+            """#, version: .v4),
+        Page(name: "v4 next link before value", body: #"{"@odata.nextLink":"People?$skip=2","value":[{"ID":1},{"ID":2}]}"#, version: .v4),
+        Page(name: "v4 delta", body: #"""
+            {"@odata.context":"http://h/s/$metadata#People/$delta","value":[{"ID":1,"Name":"n"},
+            {"@odata.context":"http://h/s/$metadata#People/$deletedEntity","id":"People(2)","reason":"deleted"},
+            {"@odata.removed":{"reason":"changed"},"@odata.id":"People(3)"}],"@odata.deltaLink":"http://h/s/People?$deltatoken=9"}
+            """#, version: .v4),
+        Page(name: "v4 empty", body: #"{"@odata.context":"x","value":[]}"#, version: .v4),
+        Page(name: "v4 escaped value name", body: #"{"valu\u0065":[{"ID":1}],"@odata.count":1}"#, version: .v4),
+        Page(name: "v2 __next after results", body: #"""
+            {"d" : {"results" : [ {"__metadata":{"uri":"http://h/s/P(1)","type":"N.P"},"ID":1,"T":"\/Date(1577923200000)\/"} ,
+              {"__metadata":{"uri":"http://h/s/P(2)"},"ID":2,"S":"]},{\"d\":["} ],
+              "__count" : "10", "__next" : "http://h/s/P?$skiptoken=2" } }
+            """#, version: .v2),
+        Page(name: "v2 bare d array", body: #"{"d":[{"ID":1,"Name":"x"},{"ID":2,"Name":"y\n"}]}"#, version: .v2),
+    ]
+
+    struct Result: Equatable {
+        var entities: [String]
+        var count: Int64?
+        var nextLink: String?
+        var deltaLink: String?
+    }
+
+    static func entities(_ payload: DecodedPayload) -> [String] {
+        let doc = CanonicalDocument(payload.json)
+        guard let root = doc.root, let value = doc.member("value", of: root) else { return [] }
+        return doc.elements(of: value).map { doc.text($0) }
+    }
+
+    static func decode(_ bytes: [UInt8], _ page: Page) throws -> DecodedPayload {
+        try PayloadDecoder.decode(bytes, contentType: "application/json", version: page.version, model: page.model,
+                                  entitySet: page.entitySet, target: .entities)
+    }
+
+    static func whole(_ page: Page) throws -> Result {
+        let p = try decode(Array(page.body.utf8), page)
+        return Result(entities: entities(p), count: p.count, nextLink: p.nextLink, deltaLink: p.deltaLink)
+    }
+
+    /// Feeds `page` in pieces ending at `cuts`, taking chunks when at least `takeAt` bytes are ready.
+    static func split(_ page: Page, cuts: [Int], takeAt: Int, maxHeld: Int = 1 << 20) throws -> Result {
+        let bytes = Array(page.body.utf8)
+        var s = PageSplitter(version: page.version, maxHeldBytes: maxHeld)
+        var out: [String] = []
+        var from = 0
+        for end in cuts + [bytes.count] where end > from {
+            try bytes[from..<end].withUnsafeBytes { try s.feed($0) }
+            from = end
+            if s.readyBytes >= takeAt, let chunk = s.takeChunk() {
+                let got = entities(try decode(chunk.document, page))
+                #expect(got.count == chunk.entities, "\(page.name)")
+                out += got
+            }
+        }
+        if let chunk = s.takeChunk() {
+            let got = entities(try decode(chunk.document, page))
+            #expect(got.count == chunk.entities, "\(page.name)")
+            out += got
+        }
+        let envelope = try decode(try s.finish(), page)
+        out += entities(envelope)
+        return Result(entities: out, count: envelope.count, nextLink: envelope.nextLink, deltaLink: envelope.deltaLink)
+    }
+
+    @Test(arguments: pages.indices) func piecesGiveTheWholePage(_ index: Int) throws {
+        let page = Self.pages[index]
+        let expected = try Self.whole(page)
+        let n = page.body.utf8.count
+        #expect(try Self.split(page, cuts: [], takeAt: 0) == expected, "\(page.name): whole")
+        #expect(try Self.split(page, cuts: Array(1..<n), takeAt: 0) == expected, "\(page.name): byte by byte")
+        #expect(try Self.split(page, cuts: Array(1..<n), takeAt: 200) == expected, "\(page.name): byte by byte, chunks of 200")
+        var random = SplitRandom(seed: UInt64(index + 1))
+        for round in 0..<200 {
+            var cuts = Set<Int>()
+            for _ in 0..<random.next(upTo: 12) { cuts.insert(1 + random.next(upTo: max(n - 1, 1))) }
+            let takeAt = [0, 1, 50, 400, 1 << 30][round % 5]
+            #expect(try Self.split(page, cuts: cuts.sorted(), takeAt: takeAt) == expected, "\(page.name): cuts \(cuts.sorted())")
+        }
+        if page.name.contains("escaped value name") {
+            // Not found: held whole and decoded as the envelope.
+            #expect(expected.entities.count == 1)
+        }
+    }
+
+    /// Every JSON fixture (Olingo, odata.net, SAP, the OASIS examples), as V4 and as V2, with
+    /// no model: where the whole-page decode succeeds, the split gives the same entities and
+    /// annotations; where it fails, so does the split.
+    @Test func everyJSONFixtureSplitsLikeTheWholePage() throws {
+        var compared = 0
+        for file in PayloadFixtures.files(extensions: ["json"]) {
+            let body = String(decoding: try PayloadFixtures.bytes(file), as: UTF8.self)
+            for version in [ODataVersion.v4, .v2] {
+                let page = Page(name: file, body: body, version: version)
+                let whole = try? Self.whole(page)
+                let n = body.utf8.count
+                var random = SplitRandom(seed: UInt64(n))
+                var cuts = Set<Int>()
+                for _ in 0..<8 { cuts.insert(1 + random.next(upTo: max(n - 1, 1))) }
+                let split = try? Self.split(page, cuts: cuts.sorted(), takeAt: 100, maxHeld: 1 << 24)
+                #expect(split == whole, "\(file) as \(version)")
+                if whole != nil { compared += 1 }
+            }
+        }
+        #expect(compared > 100)
+    }
+
+    @Test func theWordAtATimeScanFindsTheFirstQuoteOrBackslash() {
+        var random = SplitRandom(seed: 7)
+        let alphabet: [UInt8] = [0x22, 0x5C, 0x21, 0x23, 0x5B, 0x5D, 0x00, 0xFF, 0xA2, 0xDC, 0x61, 0x01]
+        for _ in 0..<5_000 {
+            let bytes = (0..<random.next(upTo: 40)).map { _ in alphabet[random.next(upTo: alphabet.count)] }
+            let start = random.next(upTo: bytes.count + 1)
+            let expected = bytes[start...].firstIndex { $0 == 0x22 || $0 == 0x5C } ?? bytes.count
+            let found = bytes.withUnsafeBufferPointer { PageSplitter.scanString($0, start) }
+            #expect(found == expected, "\(bytes) from \(start)")
+        }
+    }
+
+    @Test func aLargePageIsHeldInSmallPieces() throws {
+        // 20,000 entities of ~100 bytes (2 MB) fed in 16 KB pieces, chunks taken at 64 KB:
+        // what is held never passes a chunk plus a piece.
+        var body = #"{"@odata.context":"x","value":["#
+        for i in 0..<20_000 {
+            if i > 0 { body += "," }
+            body += #"{"ID":\#(i),"Name":"entity \#(i) with a \"quote\" and \u00e9","Price":\#(i).25}"#
+        }
+        body += #"],"@odata.nextLink":"next"}"#
+        let bytes = Array(body.utf8)
+        var s = PageSplitter(version: .v4, maxHeldBytes: 1 << 20)
+        var peak = 0, entities = 0, from = 0
+        while from < bytes.count {
+            let end = min(from + 16_384, bytes.count)
+            try bytes[from..<end].withUnsafeBytes { try s.feed($0) }
+            from = end
+            peak = max(peak, s.heldBytes)
+            if s.readyBytes >= 65_536, let chunk = s.takeChunk() { entities += chunk.entities }
+        }
+        entities += s.takeChunk()?.entities ?? 0
+        let envelope = try PayloadDecoder.decode(try s.finish(), contentType: "application/json", version: .v4, model: nil,
+                                                 entitySet: nil, target: .entities)
+        #expect(entities == 20_000)
+        #expect(envelope.nextLink == "next" && envelope.entityCount == 0)
+        #expect(peak < 65_536 + 16_384 + 200, "held \(peak) bytes of a \(bytes.count)-byte page")
+    }
+
+    static func failure(_ body: String, version: ODataVersion = .v4, maxHeld: Int = 1 << 20, piece: Int = 7) -> PayloadError? {
+        let bytes = Array(body.utf8)
+        var s = PageSplitter(version: version, maxHeldBytes: maxHeld)
+        do {
+            var from = 0
+            while from < bytes.count {
+                let end = min(from + piece, bytes.count)
+                try bytes[from..<end].withUnsafeBytes { try s.feed($0) }
+                from = end
+                if let run = s.takeChunk() {
+                    _ = try PayloadDecoder.decode(run.document, contentType: "application/json", version: version, model: nil,
+                                                  entitySet: nil, target: .entities)
+                }
+            }
+            if let run = s.takeChunk() {
+                _ = try PayloadDecoder.decode(run.document, contentType: "application/json", version: version, model: nil,
+                                              entitySet: nil, target: .entities)
+            }
+            let envelope = try s.finish()
+            _ = try PayloadDecoder.decode(envelope, contentType: "application/json", version: version, model: nil,
+                                          entitySet: nil, target: .entities)
+            return nil
+        } catch {
+            return error as? PayloadError ?? PayloadError(.malformed, "\(error)")
+        }
+    }
+
+    @Test func hostilePagesFailClearly() throws {
+        #expect(Self.failure(#"{"value":[{"a":1]}"#)?.message.contains("unbalanced") == true)
+        #expect(Self.failure(#"{"value":[{"a":1}]}}"#)?.message.contains("unbalanced") == true)
+        #expect(Self.failure(#"{"value":[{"a":1}"#)?.message.contains("ends inside") == true)
+        #expect(Self.failure(#"{"value":[{"a":"x"#)?.message.contains("ends inside a string") == true)
+        let deep = #"{"value":["# + String(repeating: "[", count: 5_000)
+        #expect(Self.failure(deep)?.message.contains("nests deeper") == true)
+        let huge = #"{"value":[{"ID":1},{"Blob":""# + String(repeating: "x", count: 5_000) + #""}]}"#
+        let e = Self.failure(huge, maxHeld: 1_000)
+        #expect(e?.kind == .invalid && e?.message.contains("an entity of the page is larger than 1000 bytes") == true)
+        let preamble = #"{"@odata.context":""# + String(repeating: "x", count: 5_000) + #"","value":[]}"#
+        #expect(Self.failure(preamble, maxHeld: 1_000)?.message.contains("before the page's entities") == true)
+        let trailer = #"{"value":[],"@odata.nextLink":""# + String(repeating: "x", count: 5_000) + #""}"#
+        #expect(Self.failure(trailer, maxHeld: 1_000)?.message.contains("after the page's entities") == true)
+        // Garbage after the page and broken entities reach the decoder.
+        #expect(Self.failure(#"{"value":[{"ID":1}]} x"#) != nil)
+        #expect(Self.failure(#"{"value":[{"ID":1},,{"ID":2}]}"#) != nil)
+        #expect(Self.failure(#"{"value":[,{"ID":2}]}"#) != nil)
+        // Brackets of the wrong kind inside an entity: the splitter only counts them, the decoder refuses the run.
+        #expect(Self.failure(#"{"value":[{"a":[1}},{"b":[}]]}"#) != nil)
+        #expect(Self.failure(#"{"value":[{"a":[1}],{"b":2}]}"#) != nil)
+        #expect(Self.failure(#"{"value":[{"ID":2},]}"#) != nil)
+        #expect(Self.failure(#"{"value":[{"ID":1}],"value":[]}"#) != nil)
+        // The same entities within the limit pass.
+        #expect(Self.failure(huge, maxHeld: 100_000) == nil)
+    }
+}
+
+/// A small deterministic generator (splitmix64) for the random cuts.
+struct SplitRandom {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next(upTo n: Int) -> Int {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        z ^= z >> 31
+        return n <= 0 ? 0 : Int(z % UInt64(n))
+    }
+}
