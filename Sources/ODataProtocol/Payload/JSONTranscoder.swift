@@ -30,12 +30,17 @@ struct JSONTranscoder {
     /// A short list searched in order: a response names one or two types, and a dictionary
     /// cost an allocation and a hash per response.
     var structuredNames: [(name: String, resolved: String?)] = []
+    /// Whether `PayloadSpans` are recorded into `rec` while writing (`JSONTranscoder+Spans.swift`).
+    let recording: Bool
+    var rec: SpanRecorder
 
-    init(scanner: JSONScanner, version: ODataVersion, index: PayloadModelIndex?, capacity: Int) {
+    init(scanner: JSONScanner, version: ODataVersion, index: PayloadModelIndex?, capacity: Int, spans: Bool = false) {
         s = scanner
         self.version = version
         self.index = index
         out = AtomByteWriter(capacity: capacity + capacity / 8 + 64)
+        recording = spans
+        rec = SpanRecorder(reserving: spans ? capacity / 24 : 0)
         seenKeys.reserveCapacity(32)  // one allocation, not one per doubling up to an entity's width
     }
 

@@ -102,7 +102,7 @@ final class OfflineDatabase: Sendable {
                 if !indexes.isEmpty, try f.connection.scalar("SELECT 1 FROM \(table.quoted) LIMIT 1") == nil {
                     for index in indexes { try f.connection.execute("DROP INDEX IF EXISTS \(SQLName.quote(index.name))") }
                 }
-                written = try writer.writePage(payload.utf8, table: table, expand: target.definition.expand,
+                written = try writer.writePage(payload, table: table, expand: target.definition.expand,
                                                isCollection: isCollection)
                 // Local changes stay on top: what the service removed goes (unless changed
                 // locally), what was deleted locally and not uploaded stays deleted.
