@@ -1,25 +1,98 @@
+/// A growable array of plain values in raw memory: appends and element writes without the
+/// uniqueness check and reference counting each `Array` access costs on the transcoder's hot
+/// path (the recorder writes a few of them per member). Same ownership rules as
+/// `AtomByteWriter`: copies are for reading only. Not thread-safe.
+struct RawSpanBuffer<Element: BitwiseCopyable> {
+    private final class Storage {
+        var pointer: UnsafeMutablePointer<Element>
+        init(capacity: Int) { pointer = .allocate(capacity: capacity) }
+        deinit { pointer.deallocate() }
+    }
+
+    /// Nil until the first element (a transcoder that does not record allocates nothing).
+    private var storage: Storage?
+    private(set) var base: UnsafeMutablePointer<Element>
+    private(set) var count = 0
+    private var capacity: Int
+
+    init(capacity: Int) {
+        if capacity > 0 {
+            let s = Storage(capacity: capacity)
+            storage = s
+            base = s.pointer
+        } else {
+            base = UnsafeMutablePointer(bitPattern: MemoryLayout<Element>.alignment)!  // never read: count is 0
+        }
+        self.capacity = capacity
+    }
+
+    private mutating func grow(_ needed: Int) {
+        var c = max(capacity * 2, 16)
+        while c < needed { c *= 2 }
+        guard let storage else {
+            let s = Storage(capacity: c)
+            storage = s
+            base = s.pointer
+            capacity = c
+            return
+        }
+        let p = UnsafeMutablePointer<Element>.allocate(capacity: c)
+        p.initialize(from: base, count: count)
+        storage.pointer.deallocate()
+        storage.pointer = p
+        base = p
+        capacity = c
+    }
+
+    @inline(__always)
+    mutating func append(_ e: Element) {
+        if count == capacity { grow(count + 1) }
+        (base + count).initialize(to: e)
+        count += 1
+    }
+
+    /// Appends `n` elements of another buffer's memory.
+    mutating func append(_ p: UnsafePointer<Element>, count n: Int) {
+        if count + n > capacity { grow(count + n) }
+        (base + count).initialize(from: p, count: n)
+        count += n
+    }
+
+    @inline(__always)
+    subscript(i: Int) -> Element {
+        get { base[i] }
+        nonmutating set { base[i] = newValue }
+    }
+
+    @inline(__always)
+    mutating func truncate(to n: Int) { count = n }
+
+    func array() -> [Element] { Array(UnsafeBufferPointer(start: base, count: count)) }
+}
+
 /// The `PayloadSpans` a transcoder records while it writes, when its caller asked for them
 /// (`JSONTranscoder.recording`; otherwise every call below returns at once). Owned by one
 /// transcoder, on its thread.
 struct SpanRecorder {
-    var members: [PayloadSpans.Member] = []
-    var objects: [PayloadSpans.Object] = []
+    var members: RawSpanBuffer<PayloadSpans.Member>
+    var objects: RawSpanBuffer<PayloadSpans.Object>
     /// The members of the objects still open, innermost object's last: an object's members
     /// move to `members` when it closes, so each object's members end up contiguous.
-    var pending: [PayloadSpans.Member] = []
+    var pending: RawSpanBuffer<PayloadSpans.Member>
     /// The members of the control information of the object being closed (`insertHeader`),
     /// with offsets into the header buffer.
-    var header: [PayloadSpans.Member] = []
+    var header: RawSpanBuffer<PayloadSpans.Member>
     /// False once the transcoder wrote something the spans do not describe (a value result
     /// wrapped in `{"value":...}` afterwards, counts inserted before an expanded V2 feed):
     /// the payload then gets none.
     var valid = true
 
+    /// `capacity` 0: allocates nothing (a transcoder that does not record).
     init(reserving capacity: Int) {
-        guard capacity > 0 else { return }
-        members.reserveCapacity(capacity)
-        pending.reserveCapacity(64)
-        header.reserveCapacity(8)
+        members = RawSpanBuffer(capacity: capacity)
+        objects = RawSpanBuffer(capacity: capacity / 8)
+        pending = RawSpanBuffer(capacity: capacity > 0 ? 64 : 0)
+        header = RawSpanBuffer(capacity: capacity > 0 ? 8 : 0)
     }
 }
 
@@ -48,7 +121,7 @@ extension JSONTranscoder {
     @inline(__always)
     mutating func spanEndValue(_ f: SpanFrame) {
         guard recording, rec.pending.count > f.pending else { return }
-        rec.pending[rec.pending.count - 1].valueEnd = Int32(truncatingIfNeeded: out.count)
+        rec.pending.base[rec.pending.count - 1].valueEnd = Int32(truncatingIfNeeded: out.count)
     }
 
     /// Records a member of the open object whose key (`"name":`, the name `length` bytes
@@ -80,8 +153,8 @@ extension JSONTranscoder {
     /// A member of the control information written into `header` (before its `,` or after its key).
     @inline(__always)
     mutating func spanHeaderValueEnd() {
-        guard recording, !rec.header.isEmpty else { return }
-        rec.header[rec.header.count - 1].valueEnd = Int32(truncatingIfNeeded: header.count)
+        guard recording, rec.header.count > 0 else { return }
+        rec.header.base[rec.header.count - 1].valueEnd = Int32(truncatingIfNeeded: header.count)
     }
 
     @inline(__always)
@@ -102,26 +175,30 @@ extension JSONTranscoder {
         guard recording else { return }
         let d = Int32(truncatingIfNeeded: inserted)
         if d != 0 {
-            for i in f.pending..<rec.pending.count { Self.shift(&rec.pending[i], d) }
-            for i in f.members..<rec.members.count { Self.shift(&rec.members[i], d) }
-            for i in (f.object + 1)..<rec.objects.count {
-                rec.objects[i].start &+= d
-                rec.objects[i].end &+= d
+            for i in f.pending..<rec.pending.count { Self.shift(&rec.pending.base[i], d) }
+            for i in f.members..<rec.members.count { Self.shift(&rec.members.base[i], d) }
+            var i = f.object + 1
+            while i < rec.objects.count {
+                rec.objects.base[i].start &+= d
+                rec.objects.base[i].end &+= d
+                i += 1
             }
         }
         let first = rec.members.count
         let p = Int32(truncatingIfNeeded: position)
-        for var h in rec.header {
+        for i in 0..<rec.header.count {
+            var h = rec.header[i]
             Self.shift(&h, p)
             rec.members.append(h)
         }
-        rec.header.removeAll(keepingCapacity: true)
-        rec.members.append(contentsOf: rec.pending[f.pending...])
-        rec.pending.removeSubrange(f.pending...)
-        rec.objects[f.object].end = Int32(truncatingIfNeeded: out.count)
-        rec.objects[f.object].firstMember = Int32(truncatingIfNeeded: first)
-        rec.objects[f.object].memberCount = Int32(truncatingIfNeeded: rec.members.count - first)
-        rec.objects[f.object].subtreeEnd = Int32(truncatingIfNeeded: rec.objects.count)
+        rec.header.truncate(to: 0)
+        rec.members.append(rec.pending.base + f.pending, count: rec.pending.count - f.pending)
+        rec.pending.truncate(to: f.pending)
+        let o = rec.objects.base + f.object
+        o.pointee.end = Int32(truncatingIfNeeded: out.count)
+        o.pointee.firstMember = Int32(truncatingIfNeeded: first)
+        o.pointee.memberCount = Int32(truncatingIfNeeded: rec.members.count - first)
+        o.pointee.subtreeEnd = Int32(truncatingIfNeeded: rec.objects.count)
     }
 
     @inline(__always)
@@ -134,7 +211,7 @@ extension JSONTranscoder {
 
     /// The recorded spans, when they describe the whole output.
     func finishedSpans() -> PayloadSpans? {
-        guard recording, rec.valid, rec.pending.isEmpty, out.count < Int(Int32.max) else { return nil }
-        return PayloadSpans(members: rec.members, objects: rec.objects)
+        guard recording, rec.valid, rec.pending.count == 0, out.count < Int(Int32.max) else { return nil }
+        return PayloadSpans(members: rec.members.array(), objects: rec.objects.array())
     }
 }

@@ -40,7 +40,7 @@ struct JSONTranscoder {
         self.index = index
         out = AtomByteWriter(capacity: capacity + capacity / 8 + 64)
         recording = spans
-        rec = SpanRecorder(reserving: spans ? capacity / 24 : 0)
+        rec = SpanRecorder(reserving: spans ? max(capacity / 24, 64) : 0)
         seenKeys.reserveCapacity(32)  // one allocation, not one per doubling up to an entity's width
     }
 

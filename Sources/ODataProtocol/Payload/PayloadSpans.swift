@@ -18,7 +18,7 @@
 /// nil or `root` is nil). Immutable value; offsets are `Int32` (a body too large for them gets
 /// no spans).
 public struct PayloadSpans: Sendable, Equatable {
-    public struct Member: Sendable, Equatable {
+    public struct Member: Sendable, Equatable, BitwiseCopyable {
         /// The member name's bytes between its quotes, as written (escapes kept).
         public var keyStart: Int32
         public var keyEnd: Int32
@@ -32,7 +32,7 @@ public struct PayloadSpans: Sendable, Equatable {
         public var firstObject: Int32
     }
 
-    public struct Object: Sendable, Equatable {
+    public struct Object: Sendable, Equatable, BitwiseCopyable {
         /// Offset of the `{`.
         public var start: Int32
         /// Offset just after the `}`.

@@ -33,6 +33,14 @@ struct SpanPage {
     }
 }
 
+/// A member position of the spans path's cache: the key's bytes in the page and its column
+/// (or expansion: -2 - item; -1: neither).
+struct SpanKey {
+    var start: Int
+    var end: Int
+    var index: Int
+}
+
 /// The writer's path through a page with spans: each entity's members come from its object's
 /// spans instead of the scanner, with the same decisions, member by member, as the scanning
 /// path in `EntityWriter.swift` (the two must stay in step: `SpanWriterTests` writes every
@@ -86,7 +94,13 @@ extension EntityWriter {
         guard !members.isEmpty else {
             throw JSONError(offset: Int(sp.spans.objects[o].start) + 1, message: "an entity without properties")
         }
-        var cells = [CellValue?](repeating: nil, count: table.columns.count)
+        var cells = cellPool.popLast() ?? []
+        cells.removeAll(keepingCapacity: true)
+        cells.append(contentsOf: repeatElement(nil, count: table.columns.count))
+        defer {
+            cells.removeAll(keepingCapacity: true)
+            cellPool.append(cells)
+        }
         var etag: CellValue = .null
         var type: CellValue = .null
         var extra: [UInt8] = []
@@ -95,14 +109,32 @@ extension EntityWriter {
         var removed = false
         var odataID: String?
         let id = ObjectIdentifier(table)
-        var cache = shared.memberCache[id] ?? []
+        var cache = spanKeys[id] ?? []
         var cacheChanged = false
         let kinds = columnKinds(table)
         var position = 0
+        let base = page.baseAddress!
         for m in members {
-            let key = JSONScanner.StringToken(start: Int(m.keyStart), end: Int(m.keyEnd), escaped: m.keyEscaped)
+            let ks = Int(m.keyStart)
+            let ke = Int(m.keyEnd)
             let vs = Int(m.valueStart)
             let ve = Int(m.valueEnd)
+            // The common case first: a property at the position it had in the last entity.
+            if position < cache.count, !m.keyEscaped {
+                let c = cache[position]
+                if c.index >= 0, c.end - c.start == ke - ks, memcmp(base + c.start, base + ks, ke - ks) == 0 {
+                    position += 1
+                    let kind = kinds[c.index]
+                    if kind != .presence {
+                        cells[c.index] = try value(vs, ve, sp, kind)
+                        continue
+                    }
+                    try complex(at: vs, candidate: Int(m.firstObject), sp, table: table, prefix: table.columns[c.index].pathText,
+                                presence: c.index, into: &cells)
+                    continue
+                }
+            }
+            let key = JSONScanner.StringToken(start: ks, end: ke, escaped: m.keyEscaped)
             let keyBytes = UnsafeBufferPointer(rebasing: page[key.start..<key.end])
             if !key.escaped, let first = keyBytes.first, first == UInt8(ascii: "@") {
                 if u.equals(key, "@odata.etag") {
@@ -134,7 +166,8 @@ extension EntityWriter {
             }
             // A property or an expanded navigation: find its column (cached by position).
             var index = -1
-            if position < cache.count, !key.escaped, Self.same(cache[position].name, keyBytes) {
+            if position < cache.count, !key.escaped, cache[position].end - cache[position].start == keyBytes.count,
+               memcmp(base + cache[position].start, base + ks, ke - ks) == 0 {
                 index = cache[position].index
             } else {
                 cacheChanged = true
@@ -143,7 +176,7 @@ extension EntityWriter {
                 if index < 0, let item = expand.item(named: name) {
                     index = -2 - (expand.items.firstIndex { $0.link.name == item.link.name } ?? 0)
                 }
-                let entry = (name: Array(keyBytes), index: index)
+                let entry = SpanKey(start: ks, end: ke, index: index)
                 if position < cache.count { cache[position] = entry } else { cache.append(entry) }
             }
             position += 1
@@ -171,7 +204,7 @@ extension EntityWriter {
                 appendExtra(&extra, page, key, vs, ve)
             }
         }
-        if cacheChanged { shared.memberCache[id] = cache }
+        if cacheChanged { spanKeys[id] = cache }
         return try write(table, cells, etag: etag, type: type, extra: extra, navigations: navigations, incomplete: incomplete,
                          removed: removed, odataID: odataID, page: page, at: Int(sp.spans.objects[o].end))
     }

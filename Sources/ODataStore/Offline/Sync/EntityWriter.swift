@@ -182,6 +182,7 @@ final class EntityWriter {
     /// root object itself (one entity), as the scanning `page` above reads them.
     private func page(_ sp: SpanPage, root: Int, table: EntityTable, expand: ExpandPlan,
                       isCollection: Bool) throws(Failure) -> Int {
+        spanKeys.removeAll(keepingCapacity: true)
         do throws(JSONError) {
             if !isCollection {
                 lastRowID = try entity(object: root, sp, table: table, expand: expand)
@@ -356,6 +357,13 @@ final class EntityWriter {
     }
 
     private var lastKinds: (table: ObjectIdentifier, kinds: [ColumnKind])?
+
+    /// The spans path's member cache (`EntityWriter+Spans.swift`), per table: where each
+    /// member of the last entity written was in the current page and its column. Plain
+    /// offsets into the page (no arrays to retain per member): valid for one page only.
+    var spanKeys: [ObjectIdentifier: [SpanKey]] = [:]
+    /// Cell arrays to reuse, one per level of expansion being written (no allocation per entity).
+    var cellPool: [[CellValue?]] = []
 
     func topLevel(_ table: EntityTable) -> [String: Int] {
         let id = ObjectIdentifier(table)
