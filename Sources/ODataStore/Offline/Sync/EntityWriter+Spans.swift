@@ -86,6 +86,12 @@ extension EntityWriter {
         return try entity(&s, sp.page, table: table, expand: expand)
     }
 
+    /// Whether `bytes` are exactly `text` (one length check and a `memcmp`).
+    @inline(__always)
+    static func bytes(_ bytes: UnsafeBufferPointer<UInt8>, are text: StaticString) -> Bool {
+        bytes.count == text.utf8CodeUnitCount && memcmp(bytes.baseAddress!, text.utf8Start, bytes.count) == 0
+    }
+
     /// `entity(_:_:table:expand:)` for the recorded object `o`.
     func entity(object o: Int, _ sp: SpanPage, table: EntityTable, expand: ExpandPlan) throws(JSONError) -> Int64? {
         let page = sp.page
@@ -95,12 +101,14 @@ extension EntityWriter {
             throw JSONError(offset: Int(sp.spans.objects[o].start) + 1, message: "an entity without properties")
         }
         var cells = cellPool.popLast() ?? []
-        cells.removeAll(keepingCapacity: true)
-        cells.append(contentsOf: repeatElement(nil, count: table.columns.count))
-        defer {
-            cells.removeAll(keepingCapacity: true)
-            cellPool.append(cells)
+        if cells.count == table.columns.count {
+            cells.withUnsafeMutableBufferPointer { c in
+                for i in c.indices { c[i] = nil }
+            }
+        } else {
+            cells = [CellValue?](repeating: nil, count: table.columns.count)
         }
+        defer { cellPool.append(cells) }
         var etag: CellValue = .null
         var type: CellValue = .null
         var extra: [UInt8] = []
@@ -137,7 +145,7 @@ extension EntityWriter {
             let key = JSONScanner.StringToken(start: ks, end: ke, escaped: m.keyEscaped)
             let keyBytes = UnsafeBufferPointer(rebasing: page[key.start..<key.end])
             if !key.escaped, let first = keyBytes.first, first == UInt8(ascii: "@") {
-                if u.equals(key, "@odata.etag") {
+                if Self.bytes(keyBytes, are: "@odata.etag") {
                     etag = try text(vs, ve, sp)
                 } else if u.equals(key, "@odata.removed") {
                     removed = true
