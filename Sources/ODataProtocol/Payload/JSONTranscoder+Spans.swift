@@ -4,9 +4,10 @@
 /// `AtomByteWriter`: copies are for reading only. Not thread-safe.
 struct RawSpanBuffer<Element: BitwiseCopyable> {
     private final class Storage {
-        var pointer: UnsafeMutablePointer<Element>
+        /// Nil once handed over (`take`).
+        var pointer: UnsafeMutablePointer<Element>?
         init(capacity: Int) { pointer = .allocate(capacity: capacity) }
-        deinit { pointer.deallocate() }
+        deinit { pointer?.deallocate() }
     }
 
     /// Nil until the first element (a transcoder that does not record allocates nothing).
@@ -19,7 +20,7 @@ struct RawSpanBuffer<Element: BitwiseCopyable> {
         if capacity > 0 {
             let s = Storage(capacity: capacity)
             storage = s
-            base = s.pointer
+            base = s.pointer!
         } else {
             base = UnsafeMutablePointer(bitPattern: MemoryLayout<Element>.alignment)!  // never read: count is 0
         }
@@ -32,13 +33,13 @@ struct RawSpanBuffer<Element: BitwiseCopyable> {
         guard let storage else {
             let s = Storage(capacity: c)
             storage = s
-            base = s.pointer
+            base = s.pointer!
             capacity = c
             return
         }
         let p = UnsafeMutablePointer<Element>.allocate(capacity: c)
         p.initialize(from: base, count: count)
-        storage.pointer.deallocate()
+        storage.pointer?.deallocate()
         storage.pointer = p
         base = p
         capacity = c
@@ -67,7 +68,17 @@ struct RawSpanBuffer<Element: BitwiseCopyable> {
     @inline(__always)
     mutating func truncate(to n: Int) { count = n }
 
-    func array() -> [Element] { Array(UnsafeBufferPointer(start: base, count: count)) }
+    /// Hands the elements' memory over to the caller, who must deallocate it; the buffer is
+    /// left empty and unusable.
+    mutating func take() -> (pointer: UnsafeMutablePointer<Element>, count: Int) {
+        if storage == nil { grow(1) }
+        let r = (base, count)
+        storage?.pointer = nil
+        storage = nil
+        count = 0
+        capacity = 0
+        return r
+    }
 }
 
 /// The `PayloadSpans` a transcoder records while it writes, when its caller asked for them
@@ -90,7 +101,7 @@ struct SpanRecorder {
     /// `capacity` 0: allocates nothing (a transcoder that does not record).
     init(reserving capacity: Int) {
         members = RawSpanBuffer(capacity: capacity)
-        objects = RawSpanBuffer(capacity: capacity / 8)
+        objects = RawSpanBuffer(capacity: capacity / 6)
         pending = RawSpanBuffer(capacity: capacity > 0 ? 64 : 0)
         header = RawSpanBuffer(capacity: capacity > 0 ? 8 : 0)
     }
@@ -210,8 +221,11 @@ extension JSONTranscoder {
     }
 
     /// The recorded spans, when they describe the whole output.
-    func finishedSpans() -> PayloadSpans? {
+    mutating func finishedSpans() -> PayloadSpans? {
         guard recording, rec.valid, rec.pending.count == 0, out.count < Int(Int32.max) else { return nil }
-        return PayloadSpans(members: rec.members.array(), objects: rec.objects.array())
+        let m = rec.members.take()
+        let o = rec.objects.take()
+        return PayloadSpans(members: PayloadSpans.Buffer(pointer: m.pointer, count: m.count),
+                            objects: PayloadSpans.Buffer(pointer: o.pointer, count: o.count))
     }
 }

@@ -40,7 +40,9 @@ struct JSONTranscoder {
         self.index = index
         out = AtomByteWriter(capacity: capacity + capacity / 8 + 64)
         recording = spans
-        rec = SpanRecorder(reserving: spans ? max(capacity / 24, 64) : 0)
+        // Members reserved for one per 8 body bytes (an entity page has one per 20 or more): not
+        // grown in practice, and the memory pages the page leaves untouched cost nothing.
+        rec = SpanRecorder(reserving: spans ? capacity / 8 + 64 : 0)
         seenKeys.reserveCapacity(32)  // one allocation, not one per doubling up to an entity's width
     }
 

@@ -44,24 +44,56 @@ public struct PayloadSpans: Sendable, Equatable {
         public var subtreeEnd: Int32
     }
 
-    public var members: [Member]
-    public var objects: [Object]
+    /// Memory the decoder filled and handed over (no copy into an `Array`: a 10,000-entity page
+    /// holds about 130,000 members, and copying them cost page faults as well as the copy).
+    final class Buffer<Element: BitwiseCopyable>: @unchecked Sendable {
+        let pointer: UnsafeMutablePointer<Element>
+        let count: Int
+        /// Takes ownership of `pointer` (allocated with `UnsafeMutablePointer.allocate`).
+        init(pointer: UnsafeMutablePointer<Element>, count: Int) {
+            self.pointer = pointer
+            self.count = count
+        }
+        deinit { pointer.deallocate() }
+    }
+
+    let memberBuffer: Buffer<Member>
+    let objectBuffer: Buffer<Object>
+
+    /// Every recorded member, each object's contiguous (valid while this value exists).
+    public var members: UnsafeBufferPointer<Member> { UnsafeBufferPointer(start: memberBuffer.pointer, count: memberBuffer.count) }
+    /// Every recorded object, in the order they start (valid while this value exists).
+    public var objects: UnsafeBufferPointer<Object> { UnsafeBufferPointer(start: objectBuffer.pointer, count: objectBuffer.count) }
+
+    init(members: Buffer<Member>, objects: Buffer<Object>) {
+        memberBuffer = members
+        objectBuffer = objects
+    }
 
     public init(members: [Member], objects: [Object]) {
-        self.members = members
-        self.objects = objects
+        let m = UnsafeMutablePointer<Member>.allocate(capacity: max(members.count, 1))
+        m.initialize(from: members, count: members.count)
+        let o = UnsafeMutablePointer<Object>.allocate(capacity: max(objects.count, 1))
+        o.initialize(from: objects, count: objects.count)
+        self.init(members: Buffer(pointer: m, count: members.count), objects: Buffer(pointer: o, count: objects.count))
+    }
+
+    public static func == (a: PayloadSpans, b: PayloadSpans) -> Bool {
+        a.members.elementsEqual(b.members) && a.objects.elementsEqual(b.objects)
     }
 
     /// The object the text starts with, when it is the whole text of `count` bytes.
     public func root(count: Int) -> Int? {
-        guard let o = objects.first, o.start == 0, Int(o.end) == count else { return nil }
+        guard objectBuffer.count > 0 else { return nil }
+        let o = objectBuffer.pointer[0]
+        guard o.start == 0, Int(o.end) == count else { return nil }
         return 0
     }
 
     /// The index of the recorded object starting at byte `offset` when it is `candidate`, else nil.
     @inline(__always)
     public func object(at offset: Int, candidate: Int) -> Int? {
-        guard candidate >= 0, candidate < objects.count, Int(objects[candidate].start) == offset else { return nil }
+        guard candidate >= 0, candidate < objectBuffer.count, Int(objectBuffer.pointer[candidate].start) == offset else { return nil }
         return candidate
     }
 }

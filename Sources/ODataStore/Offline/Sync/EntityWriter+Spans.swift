@@ -11,7 +11,7 @@ struct SpanPage {
 
     /// The members of object `o`, in the order of the text.
     @inline(__always)
-    func members(of o: Int) -> ArraySlice<PayloadSpans.Member> {
+    func members(of o: Int) -> Slice<UnsafeBufferPointer<PayloadSpans.Member>> {
         let obj = spans.objects[o]
         return spans.members[Int(obj.firstMember)..<Int(obj.firstMember + obj.memberCount)]
     }
