@@ -41,7 +41,7 @@ struct JSONTranscoder {
         out = AtomByteWriter(capacity: capacity + capacity / 8 + 64)
         recording = spans
         // Members reserved for one per 8 body bytes (an entity page has one per 20 or more): not
-        // grown in practice, and the memory pages the page leaves untouched cost nothing.
+        // grown in practice; reserved memory a page does not use is never touched, so costs nothing.
         rec = SpanRecorder(reserving: spans ? capacity / 8 + 64 : 0)
         seenKeys.reserveCapacity(32)  // one allocation, not one per doubling up to an entity's width
     }
