@@ -23,6 +23,12 @@ package struct JSONScanner {
         package var end: Int
         package var escaped: Bool
         package var length: Int { end - start }
+
+        package init(start: Int, end: Int, escaped: Bool) {
+            self.start = start
+            self.end = end
+            self.escaped = escaped
+        }
     }
 
     package init(base: UnsafePointer<UInt8>, count: Int, maxDepth: Int) {

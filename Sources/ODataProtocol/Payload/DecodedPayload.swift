@@ -26,6 +26,9 @@ public struct DecodedPayload: Sendable, Equatable {
     /// nil when it did not (consumers then find them in the text themselves). A single-entity
     /// result is one range covering the whole text.
     public var entityRanges: [Range<Int>]?
+    /// Where the members of the objects are in `utf8`, when the caller asked the decoder to
+    /// record them and it could (`PayloadDecoder.decode(..., spans: true)`, JSON bodies); nil otherwise.
+    public var spans: PayloadSpans?
 
     public init(json: String, count: Int64? = nil, nextLink: String? = nil, deltaLink: String? = nil,
                 etag: String? = nil, entityCount: Int = 0, entityRanges: [Range<Int>]? = nil) {

@@ -67,6 +67,7 @@ extension JSONTranscoder {
     mutating func writeObject(declared: PayloadTypeInfo?, role: ObjectRole, top: inout TopLevelState) throws(JSONError) -> ObjectHeader {
         byte(UInt8(ascii: "{"))
         let bodyStart = out.count
+        let sf = spanOpen()
         var wrote = false
         var h = ObjectHeader()
         var current = declared
@@ -103,7 +104,7 @@ extension JSONTranscoder {
                         let slot = slots[number]
                         if slot.isPlain {
                             try writeDeclaredMember(k, declared, number, slot, hintKey: hintKey, hint: hint,
-                                                    keysSeen: &keysSeen, wrote: &wrote)
+                                                    keysSeen: &keysSeen, wrote: &wrote, sf)
                             continue
                         }
                     }
@@ -123,12 +124,12 @@ extension JSONTranscoder {
                     continue
                 }
                 if let at = annotationSeparator(k) {
-                    try propertyAnnotation(k, at: at, &hintKey, &hint, &wrote)
+                    try propertyAnnotation(k, at: at, &hintKey, &hint, &wrote, sf)
                     continue
                 }
                 if role == .topLevel && s.equals(k, "value") && !contextIsSingle(top.context) {
                     top.sawValue = true
-                    key(k, comma: wrote); wrote = true
+                    memberKey(k, comma: wrote, sf); wrote = true
                     try writeTopValue(&top)
                     continue
                 }
@@ -151,15 +152,15 @@ extension JSONTranscoder {
                 if let m = member {
                     if m.isKey { keysSeen += 1 }
                     if case .navigation(let target) = m.kind {
-                        try writeNavigation(k, target: index?.type(target), collection: m.isCollection, &wrote)
+                        try writeNavigation(k, target: index?.type(target), collection: m.isCollection, &wrote, sf)
                         continue
                     }
                 } else if version == .v2, try s.peek() == UInt8(ascii: "{"), let fk = try peekFirstKey(),
                           s.equals(fk, "__deferred") || isV2FeedKey(fk) {
-                    try writeNavigation(k, target: nil, collection: true, &wrote)
+                    try writeNavigation(k, target: nil, collection: true, &wrote, sf)
                     continue
                 }
-                key(k, comma: wrote)
+                memberKey(k, comma: wrote, sf)
                 wrote = true
                 if let hk = hintKey, hk.length == k.length, memcmpEqual(hk.start, k.start, k.length) {
                     try writeValue(hint.0, collection: hint.1)
@@ -174,12 +175,14 @@ extension JSONTranscoder {
         }
         while seenKeys.count > frame { seenKeys.removeLast() }
         if role == .topLevel {
-            if let n = top.nextLink { key("@odata.nextLink", comma: wrote); string(n); wrote = true }
-            if let d = top.deltaLink { key("@odata.deltaLink", comma: wrote); string(d); wrote = true }
+            if let n = top.nextLink { memberKey("@odata.nextLink", comma: wrote, sf); string(n); wrote = true }
+            if let d = top.deltaLink { memberKey("@odata.deltaLink", comma: wrote, sf); string(d); wrote = true }
         }
+        spanEndValue(sf)
         byte(UInt8(ascii: "}"))
-        insertHeader(h, at: bodyStart, declared: declared, current: current, keysSeen: keysSeen,
-                     role: role, top: top, hasMembers: wrote)
+        let inserted = insertHeader(h, at: bodyStart, declared: declared, current: current, keysSeen: keysSeen,
+                                    role: role, top: top, hasMembers: wrote)
+        spanClose(sf, insertedAt: bodyStart, inserted: inserted)
         return h
     }
 
@@ -188,15 +191,15 @@ extension JSONTranscoder {
     @inline(__always)
     mutating func writeDeclaredMember(_ k: JSONScanner.StringToken, _ declared: PayloadTypeInfo?, _ number: Int, _ slot: PayloadMemberSlot,
                                       hintKey: JSONScanner.StringToken?, hint: (PayloadMember.Kind, Bool),
-                                      keysSeen: inout Int, wrote: inout Bool) throws(JSONError) {
+                                      keysSeen: inout Int, wrote: inout Bool, _ sf: SpanFrame) throws(JSONError) {
         if slot.isKey { keysSeen += 1 }
         if slot.isNavigation, let d = declared {
             let m = d.memberList[number]
             if case .navigation(let target) = m.kind {
-                return try writeNavigation(k, target: index?.type(target), collection: m.isCollection, &wrote)
+                return try writeNavigation(k, target: index?.type(target), collection: m.isCollection, &wrote, sf)
             }
         }
-        key(k, comma: wrote)
+        memberKey(k, comma: wrote, sf)
         wrote = true
         if let hk = hintKey, hk.length == k.length, memcmpEqual(hk.start, k.start, k.length) {
             try writeValue(hint.0, collection: hint.1)
@@ -322,7 +325,8 @@ extension JSONTranscoder {
     /// `Name@odata.type` becomes the type of the following `Name`; navigation counts and links,
     /// and stream-property media links, are kept; every other property annotation is dropped.
     mutating func propertyAnnotation(_ k: JSONScanner.StringToken, at: Int, _ hintKey: inout JSONScanner.StringToken?,
-                                     _ hint: inout (PayloadMember.Kind, Bool), _ wrote: inout Bool) throws(JSONError) {
+                                     _ hint: inout (PayloadMember.Kind, Bool), _ wrote: inout Bool,
+                                     _ sf: SpanFrame) throws(JSONError) {
         let term = controlTerm(k, from: at)
         switch term {
         case .type:
@@ -332,42 +336,47 @@ extension JSONTranscoder {
             hint = annotatedKind(t)
         case .count:
             guard let n = try readScalarText(), EdmLiteral.isJSONInteger(Array(n.utf8)) else { return }
-            writeAnnotationKey(k, at: at, term: "@odata.count", &wrote)
+            writeAnnotationKey(k, at: at, term: "@odata.count", &wrote, sf)
             out.append(n)
         case .nextLink, .deltaLink, .mediaReadLink, .mediaEditLink, .mediaContentType, .mediaEtag:
             guard try s.peek() == UInt8(ascii: "\"") else { return try s.skipValue() }
             let v = try s.scanString()
-            writeAnnotationKey(k, at: at, term: "@odata." + term.name, &wrote)
+            writeAnnotationKey(k, at: at, term: "@odata." + term.name, &wrote, sf)
             rawString(v)
         default: try s.skipValue()
         }
     }
 
-    mutating func writeAnnotationKey(_ k: JSONScanner.StringToken, at: Int, term: String, _ wrote: inout Bool) {
+    mutating func writeAnnotationKey(_ k: JSONScanner.StringToken, at: Int, term: String, _ wrote: inout Bool, _ sf: SpanFrame) {
+        spanEndValue(sf)
         if wrote { byte(UInt8(ascii: ",")) }
         wrote = true
+        let keyStart = out.count + 1
         byte(UInt8(ascii: "\""))
         rawBytes(k.start..<at)
         out.append(term)
         ascii("\":")
+        spanKey(length: out.count - 2 - keyStart, escaped: k.escaped)
     }
 
     /// A navigation property's value: dropped when deferred (V2 `__deferred`), otherwise the
     /// expanded entity, `null`, or an array of entities with `Name@odata.count`/`Name@odata.nextLink`.
     mutating func writeNavigation(_ k: JSONScanner.StringToken, target: PayloadTypeInfo?, collection: Bool,
-                                  _ wrote: inout Bool) throws(JSONError) {
+                                  _ wrote: inout Bool, _ sf: SpanFrame) throws(JSONError) {
         let b = try s.peek()
         if b == UInt8(ascii: "{"), version == .v2, let fk = try peekFirstKey() {
             if s.equals(fk, "__deferred") { return try s.skipValue() }
             if isV2FeedKey(fk) {
+                spanEndValue(sf)
                 if wrote { byte(UInt8(ascii: ",")) }
                 wrote = true
                 let annotationAt = out.count
                 key(k, comma: false)
+                spanKey(length: k.length, escaped: k.escaped)
                 return try writeV2InlineFeed(target: target, navName: k, annotationAt: annotationAt)
             }
         }
-        key(k, comma: wrote)
+        memberKey(k, comma: wrote, sf)
         wrote = true
         switch b {
         case UInt8(ascii: "{"): try writeObject(declared: target, role: .nested)
@@ -424,6 +433,7 @@ extension JSONTranscoder {
             ann.append(UInt8(ascii: "\"")); ann.append(contentsOf: name); ann.append(contentsOf: "@odata.nextLink\":".utf8)
             JSONWriter.writeString(next, into: &ann); ann.append(UInt8(ascii: ","))
         }
+        rec.valid = false  // members inserted before the one recorded last: not described
         out.insert(ann, at: annotationAt)
     }
 
@@ -508,8 +518,10 @@ extension JSONTranscoder {
         top.items = n
     }
 
+    /// Inserts the object's control information after its `{` at `position`; returns the
+    /// number of bytes inserted.
     mutating func insertHeader(_ h: ObjectHeader, at position: Int, declared: PayloadTypeInfo?, current: PayloadTypeInfo?,
-                               keysSeen: Int, role: ObjectRole, top: TopLevelState, hasMembers: Bool) {
+                               keysSeen: Int, role: ObjectRole, top: TopLevelState, hasMembers: Bool) -> Int {
         header.truncate(to: 0)  // reused: no allocation per object
         if role == .topLevel, let c = top.count, EdmLiteral.isJSONInteger(Array(c.utf8)) {
             headerMember("@odata.count"); header.append(c)
@@ -531,23 +543,29 @@ extension JSONTranscoder {
             headerMember("@odata.type"); header.appendString("#" + resolved)
         }
         for m in h.media {
+            spanHeaderValueEnd()
             if header.count > 0 { header.append(UInt8(ascii: ",")) }
             header.append("\"@odata." as StaticString)
             header.append(m.name)
             header.append("\":" as StaticString)
+            spanHeaderKey(length: 7 + m.name.utf8CodeUnitCount)
             header.appendQuoted(s.base + m.value.start, count: m.value.length)
         }
-        guard header.count > 0 else { return }
+        guard header.count > 0 else { return 0 }
+        spanHeaderValueEnd()
         if hasMembers { header.append(UInt8(ascii: ",")) }
         out.insert(header.span(0..<header.count), at: position)
+        return header.count
     }
 
     /// `"name":` in `header`, after a comma unless it is the first member there.
     private mutating func headerMember(_ name: StaticString) {
+        spanHeaderValueEnd()
         if header.count > 0 { header.append(UInt8(ascii: ",")) }
         header.append(UInt8(ascii: "\""))
         header.append(name)
         header.append("\":" as StaticString)
+        spanHeaderKey(length: name.utf8CodeUnitCount)
     }
 }
 

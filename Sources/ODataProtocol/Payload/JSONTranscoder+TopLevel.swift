@@ -67,6 +67,7 @@ extension JSONTranscoder {
         let h = try writeObject(declared: declared, role: .nested)
         if index != nil, let t = h.type, let ti = index?.type(t), !ti.isEntity, declared == nil {
             // A complex value (V2 complex property or function result): canonical {"value": {...}}.
+            rec.valid = false  // a value, not an object of members
             out.insert("{\"value\":", at: 0)
             byte(UInt8(ascii: "}"))
             return TopLevelSummary()
@@ -103,7 +104,8 @@ extension JSONTranscoder {
         var r = TopLevelSummary()
         byte(UInt8(ascii: "{"))
         let start = out.count
-        ascii("\"value\":")
+        let sf = spanOpen()
+        memberKey("value", comma: false, sf)
         if try s.peek() == UInt8(ascii: "[") {
             r.entityCount = try writeV2Items(declared: declared, target: target, valueKind: valueKind)
         } else {
@@ -127,12 +129,22 @@ extension JSONTranscoder {
             }
             if !wroteResults { ascii("[]") }
         }
-        if let n = r.nextLink { key("@odata.nextLink", comma: true); string(n) }
-        if let d = r.deltaLink { key("@odata.deltaLink", comma: true); string(d) }
+        if let n = r.nextLink { memberKey("@odata.nextLink", comma: true, sf); string(n) }
+        if let d = r.deltaLink { memberKey("@odata.deltaLink", comma: true, sf); string(d) }
+        spanEndValue(sf)
         byte(UInt8(ascii: "}"))
+        var inserted = 0
         if let c = r.count, EdmLiteral.isJSONInteger(Array(c.utf8)) {
-            out.insert(Array("\"@odata.count\":\(c),".utf8), at: start)
+            let member = Array("\"@odata.count\":\(c),".utf8)
+            if recording {
+                let n = Int32(truncatingIfNeeded: member.count)
+                rec.header.append(PayloadSpans.Member(keyStart: 1, keyEnd: 13, valueStart: 15, valueEnd: n - 1,
+                                                      keyEscaped: false, firstObject: Int32(truncatingIfNeeded: rec.objects.count)))
+            }
+            out.insert(member, at: start)
+            inserted = member.count
         }
+        spanClose(sf, insertedAt: start, inserted: inserted)
         return r
     }
 
@@ -192,6 +204,7 @@ extension JSONTranscoder {
         default: isValue = false
         }
         if isValue {
+            rec.valid = false  // a value, not an object of members
             out.insert("{\"value\":", at: 0)
             byte(UInt8(ascii: "}"))
             return r

@@ -30,12 +30,19 @@ struct JSONTranscoder {
     /// A short list searched in order: a response names one or two types, and a dictionary
     /// cost an allocation and a hash per response.
     var structuredNames: [(name: String, resolved: String?)] = []
+    /// Whether `PayloadSpans` are recorded into `rec` while writing (`JSONTranscoder+Spans.swift`).
+    let recording: Bool
+    var rec: SpanRecorder
 
-    init(scanner: JSONScanner, version: ODataVersion, index: PayloadModelIndex?, capacity: Int) {
+    init(scanner: JSONScanner, version: ODataVersion, index: PayloadModelIndex?, capacity: Int, spans: Bool = false) {
         s = scanner
         self.version = version
         self.index = index
         out = AtomByteWriter(capacity: capacity + capacity / 8 + 64)
+        recording = spans
+        // Members reserved for one per 8 body bytes (an entity page has one per 20 or more): not
+        // grown in practice; reserved memory a page does not use is never touched, so costs nothing.
+        rec = SpanRecorder(reserving: spans ? capacity / 8 + 64 : 0)
         seenKeys.reserveCapacity(32)  // one allocation, not one per doubling up to an entity's width
     }
 

@@ -16,10 +16,13 @@ public enum PayloadDecoder {
     ///   - target: what the request addressed, when known (see `PayloadTarget`).
     ///   - schema: the flattened types of `model`, shared between calls (pass the same one for
     ///     every response of a store); nil flattens the types this call needs from `model`.
+    ///   - spans: also record where each object's members are in the output
+    ///     (`DecodedPayload.spans`; JSON bodies only), for consumers that bind members one by
+    ///     one instead of scanning the text again.
     public static func decode(_ body: [UInt8], contentType: String?, version: ODataVersion, model: ServiceModel?,
                               entitySet: String?, entityType: String? = nil,
                               target: PayloadTarget = .automatic,
-                              schema: PayloadSchema? = nil) throws(PayloadError) -> DecodedPayload {
+                              schema: PayloadSchema? = nil, spans: Bool = false) throws(PayloadError) -> DecodedPayload {
         let index: PayloadModelIndex? = schema.map { PayloadModelIndex($0) } ?? model.map { PayloadModelIndex($0) }
         var declared: PayloadTypeInfo? = nil
         if let entityType { declared = index?.type(entityType) }
@@ -32,7 +35,8 @@ public enum PayloadDecoder {
 
         switch MediaType.classify(contentType, body: body) {
         case .json:
-            return try decodeJSON(body, version: version, index: index, declared: declared, target: target, valueKind: valueKind)
+            return try decodeJSON(body, version: version, index: index, declared: declared, target: target, valueKind: valueKind,
+                                  spans: spans)
         case .xml:
             return try AtomDecoder.decode(body, model: model, index: index, declared: declared, target: target)
         case .other(let t):
@@ -41,10 +45,11 @@ public enum PayloadDecoder {
     }
 
     static func decodeJSON(_ body: [UInt8], version: ODataVersion, index: PayloadModelIndex?, declared: PayloadTypeInfo?,
-                           target: PayloadTarget, valueKind: (PayloadMember.Kind, Bool)?) throws(PayloadError) -> DecodedPayload {
+                           target: PayloadTarget, valueKind: (PayloadMember.Kind, Bool)?,
+                           spans: Bool = false) throws(PayloadError) -> DecodedPayload {
         do {
             return try JSONScanner.with(body, maxDepth: maxDepth) { (s: inout JSONScanner) throws(JSONError) -> DecodedPayload in
-                var t = JSONTranscoder(scanner: s, version: version, index: index, capacity: body.count)
+                var t = JSONTranscoder(scanner: s, version: version, index: index, capacity: body.count, spans: spans)
                 let r = version == .v2
                     ? try t.decodeV2(declared: declared, target: target, valueKind: valueKind)
                     : try t.decodeV4(declared: declared, target: target, valueKind: valueKind)
@@ -57,9 +62,11 @@ public enum PayloadDecoder {
                     }
                     count = n
                 }
-                return DecodedPayload(utf8: t.out.array(0..<t.out.count), count: count,
-                                      nextLink: r.nextLink, deltaLink: r.deltaLink, etag: r.etag, entityCount: r.entityCount,
-                                      entityRanges: r.singleEntity ? [0..<t.out.count] : nil)
+                var payload = DecodedPayload(utf8: t.out.array(0..<t.out.count), count: count,
+                                             nextLink: r.nextLink, deltaLink: r.deltaLink, etag: r.etag, entityCount: r.entityCount,
+                                             entityRanges: r.singleEntity ? [0..<t.out.count] : nil)
+                payload.spans = t.finishedSpans()
+                return payload
             }
         } catch {
             let kind: PayloadError.Kind = error.message.hasPrefix("duplicate property") ? .invalid : .malformed

@@ -188,7 +188,7 @@ final class OfflineDatabase: Sendable {
             for index in indexes { try f.connection.execute("DROP INDEX IF EXISTS \(SQLName.quote(index.name))") }
         }
         let before = writer.removedIDs.count
-        let written = try writer.writePage(payload.utf8, table: table, expand: target.definition.expand,
+        let written = try writer.writePage(payload, table: table, expand: target.definition.expand,
                                            isCollection: isCollection)
         // Local changes stay on top: what the service removed goes (unless changed
         // locally), what was deleted locally and not uploaded stays deleted.

@@ -184,7 +184,7 @@ final class Download: Sendable {
             let contentType = response.header("Content-Type")
             payload = try PayloadDecoder.decode(response.body, contentType: contentType, version: service.version ?? .v4,
                                                 model: service.model, entitySet: nil, entityType: definition.table.entityType,
-                                                target: .entities, schema: service.schema)
+                                                target: .entities, schema: service.schema, spans: true)
         } catch {
             return finish(.failure(ODataStoreError(.protocol, "downloading \(definition.path): the service's answer is not valid OData: \(error)",
                                                    httpStatus: response.status)))

@@ -9,9 +9,13 @@ import ODataProtocol
 /// request: the rows a download inserts as runs of row ids (`MemberRanges`), the rows it finds
 /// already there as `ods_members` rows.
 ///
-/// The JSON is walked once with the protocol layer's scanner; values go straight from the
-/// page's bytes into bound statement parameters (text without escapes is never copied into a
-/// String). Used on the database thread, inside the caller's transaction.
+/// A downloaded page comes with the decoder's `PayloadSpans` (where each member's key and
+/// value are): the writer then takes members from those, without scanning the text again
+/// (`EntityWriter+Spans.swift`). Otherwise (Atom bodies, the store's own writes, values the
+/// spans do not describe) the JSON is walked once with the protocol layer's scanner. Either
+/// way values go straight from the page's bytes into bound statement parameters (text
+/// without escapes is never copied into a String). Used on the database thread, inside the
+/// caller's transaction.
 final class EntityWriter {
     let file: StoreFile
     /// The defining request the rows belong to (`ods_defining_requests.id`).
@@ -28,10 +32,10 @@ final class EntityWriter {
     /// Downloads (`requestID` > 0) never overwrite a row with local changes; the store's own
     /// writes (upload answers, reverts: request 0) do.
     private var protectsLocalChanges: Bool { requestID != 0 }
-    private var scratch: [UInt8] = []
-    private var sqliteFailure: SQLiteError?
+    var scratch: [UInt8] = []
+    var sqliteFailure: SQLiteError?
     /// Prepared statements and lookup tables, shared by every writer of the store file.
-    private let shared: Shared
+    let shared: Shared
 
     init(file: StoreFile, requestID: Int64) {
         self.file = file
@@ -95,23 +99,34 @@ final class EntityWriter {
     func writePage(_ json: String, table: EntityTable, expand: ExpandPlan, isCollection: Bool) throws(ODataStoreError) -> Int {
         var text = json
         return try text.withUTF8 { page in Result { () throws(ODataStoreError) in
-            try writePage(page, table: table, expand: expand, isCollection: isCollection)
+            try writePage(page, spans: nil, table: table, expand: expand, isCollection: isCollection)
         } }.get()
     }
 
     /// `writePage` for the text as UTF-8 bytes (a decoded page's `DecodedPayload.utf8`: no `String` is made).
     func writePage(_ json: [UInt8], table: EntityTable, expand: ExpandPlan, isCollection: Bool) throws(ODataStoreError) -> Int {
         try json.withUnsafeBufferPointer { page in Result { () throws(ODataStoreError) in
-            try writePage(page, table: table, expand: expand, isCollection: isCollection)
+            try writePage(page, spans: nil, table: table, expand: expand, isCollection: isCollection)
         } }.get()
     }
 
-    private func writePage(_ page: UnsafeBufferPointer<UInt8>, table: EntityTable, expand: ExpandPlan,
+    /// `writePage` for a decoded page: its bytes, and its `spans` when the decoder recorded them.
+    func writePage(_ payload: DecodedPayload, table: EntityTable, expand: ExpandPlan, isCollection: Bool) throws(ODataStoreError) -> Int {
+        try payload.utf8.withUnsafeBufferPointer { page in Result { () throws(ODataStoreError) in
+            try writePage(page, spans: payload.spans, table: table, expand: expand, isCollection: isCollection)
+        } }.get()
+    }
+
+    private func writePage(_ page: UnsafeBufferPointer<UInt8>, spans: PayloadSpans?, table: EntityTable, expand: ExpandPlan,
                            isCollection: Bool) throws(ODataStoreError) -> Int {
         let result: Result<Int, Failure> = {
             guard let base = page.baseAddress, !page.isEmpty else { return .success(0) }
             var s = JSONScanner(base: base, count: page.count, maxDepth: PayloadDecoder.maxDepth + 2)
             do throws(Failure) {
+                if let spans, let root = spans.root(count: page.count) {
+                    let sp = SpanPage(spans: spans, page: page, u: s)
+                    return .success(try self.page(sp, root: root, table: table, expand: expand, isCollection: isCollection))
+                }
                 return .success(try self.page(&s, page, table: table, expand: expand, isCollection: isCollection))
             } catch {
                 return .failure(error)
@@ -163,12 +178,38 @@ final class EntityWriter {
         }
     }
 
+    /// `page` from the decoder's spans: the root object's `value` array (a collection) or the
+    /// root object itself (one entity), as the scanning `page` above reads them.
+    private func page(_ sp: SpanPage, root: Int, table: EntityTable, expand: ExpandPlan,
+                      isCollection: Bool) throws(Failure) -> Int {
+        spanKeys.removeAll(keepingCapacity: true)
+        do throws(JSONError) {
+            if !isCollection {
+                lastRowID = try entity(object: root, sp, table: table, expand: expand)
+                entitiesWritten += 1
+                return 1
+            }
+            var n = 0
+            for m in sp.members(of: root) {
+                let key = JSONScanner.StringToken(start: Int(m.keyStart), end: Int(m.keyEnd), escaped: m.keyEscaped)
+                guard sp.u.equals(key, "value"), sp.page[Int(m.valueStart)] == UInt8(ascii: "[") else { continue }
+                try entities(inArrayAt: Int(m.valueStart), candidate: Int(m.firstObject), sp, table: table, expand: expand) { _ in
+                    n += 1
+                    entitiesWritten += 1
+                }
+            }
+            return n
+        } catch {
+            throw .json(error)
+        }
+    }
+
     // MARK: - One entity
 
     /// Writes the entity at the scanner (an object, or null for a to-one navigation that has
     /// none: returns nil) and returns its row id.
-    private func entity(_ s: inout JSONScanner, _ page: UnsafeBufferPointer<UInt8>, table: EntityTable,
-                        expand: ExpandPlan) throws(JSONError) -> Int64? {
+    func entity(_ s: inout JSONScanner, _ page: UnsafeBufferPointer<UInt8>, table: EntityTable,
+                expand: ExpandPlan) throws(JSONError) -> Int64? {
         if try s.peek() == UInt8(ascii: "n") {
             _ = try s.scanLiteral()
             return nil
@@ -265,6 +306,16 @@ final class EntityWriter {
             }
         } while try s.nextMember()
         if cacheChanged { shared.memberCache[id] = cache }
+        return try write(table, cells, etag: etag, type: type, extra: extra, navigations: navigations, incomplete: incomplete,
+                         removed: removed, odataID: odataID, page: page, at: s.pos)
+    }
+
+    /// Writes the row of an entity whose members were read (either path), its membership and
+    /// the links of its expanded navigations, and returns its row id (nil for a removed-entity
+    /// entry of a delta page, which is only noted).
+    func write(_ table: EntityTable, _ cells: [CellValue?], etag: CellValue, type: CellValue, extra: [UInt8],
+               navigations: [(item: ExpandPlan.Item, children: [Int64], complete: Bool)], incomplete: Set<String>,
+               removed: Bool, odataID: String?, page: UnsafeBufferPointer<UInt8>, at offset: Int) throws(JSONError) -> Int64? {
         if removed {
             if let odataID { removedIDs.append(odataID) }
             return nil
@@ -281,14 +332,14 @@ final class EntityWriter {
         } catch {
             // Carried out through the scanner's error type; `writePage` reports it as SQLite's.
             sqliteFailure = error
-            throw JSONError(offset: s.pos, message: "\(error)")
+            throw JSONError(offset: offset, message: "\(error)")
         }
         rowsWritten += 1
         return rid
     }
 
     /// Whether the bytes of `a` and `b` are the same (the member names of the cache).
-    private static func same(_ a: [UInt8], _ b: UnsafeBufferPointer<UInt8>) -> Bool {
+    static func same(_ a: [UInt8], _ b: UnsafeBufferPointer<UInt8>) -> Bool {
         guard a.count == b.count else { return false }
         guard let q = b.baseAddress, !a.isEmpty else { return true }
         return a.withUnsafeBufferPointer { memcmp($0.baseAddress!, q, a.count) == 0 }
@@ -296,7 +347,7 @@ final class EntityWriter {
 
     /// The kind of each column of `table`, by column index (not copying `Column` values,
     /// with their strings, for each value).
-    private func columnKinds(_ table: EntityTable) -> [ColumnKind] {
+    func columnKinds(_ table: EntityTable) -> [ColumnKind] {
         let id = ObjectIdentifier(table)
         if let k = lastKinds, k.table == id { return k.kinds }
         let kinds = shared.columnKinds[id] ?? table.columns.map(\.kind)
@@ -307,7 +358,14 @@ final class EntityWriter {
 
     private var lastKinds: (table: ObjectIdentifier, kinds: [ColumnKind])?
 
-    private func topLevel(_ table: EntityTable) -> [String: Int] {
+    /// The spans path's member cache (`EntityWriter+Spans.swift`), per table: where each
+    /// member of the last entity written was in the current page and its column. Plain
+    /// offsets into the page (no arrays to retain per member): valid for one page only.
+    var spanKeys: [ObjectIdentifier: [SpanKey]] = [:]
+    /// Cell arrays to reuse, one per level of expansion being written (no allocation per entity).
+    var cellPool: [[CellValue?]] = []
+
+    func topLevel(_ table: EntityTable) -> [String: Int] {
         let id = ObjectIdentifier(table)
         if let d = shared.topLevelIndex[id] { return d }
         var d: [String: Int] = [:]
@@ -317,7 +375,7 @@ final class EntityWriter {
     }
 
     /// A flattened complex value: its presence column and its members' columns.
-    private func complex(_ s: inout JSONScanner, _ page: UnsafeBufferPointer<UInt8>, table: EntityTable, prefix: String,
+    func complex(_ s: inout JSONScanner, _ page: UnsafeBufferPointer<UInt8>, table: EntityTable, prefix: String,
                          presence: Int, into cells: inout [CellValue?]) throws(JSONError) {
         if try s.peek() == UInt8(ascii: "n") {
             _ = try s.scanLiteral()

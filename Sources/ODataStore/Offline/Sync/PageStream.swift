@@ -181,7 +181,7 @@ final class PageStream: HTTPBodySink, @unchecked Sendable {
         do {
             return try PayloadDecoder.decode(document, contentType: "application/json", version: service.version ?? .v4,
                                              model: service.model, entitySet: nil, entityType: target.definition.table.entityType,
-                                             target: .entities, schema: service.schema)
+                                             target: .entities, schema: service.schema, spans: true)
         } catch {
             throw ODataStoreError(.protocol, "downloading \(target.definition.path): the service's answer is not valid OData: \(error)")
         }

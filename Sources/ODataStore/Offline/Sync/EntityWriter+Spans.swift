@@ -1,0 +1,309 @@
+import Glibc
+import ODataProtocol
+
+/// A decoded page and the spans its decoder recorded (`PayloadSpans`): where each member's
+/// key and value are in the canonical JSON. Borrowed for one `writePage` call.
+struct SpanPage {
+    let spans: PayloadSpans
+    let page: UnsafeBufferPointer<UInt8>
+    /// A scanner over the page used only to decode tokens (`string`, `unescape`, `equals`): it never scans here.
+    let u: JSONScanner
+
+    /// The members of object `o`, in the order of the text.
+    @inline(__always)
+    func members(of o: Int) -> Slice<UnsafeBufferPointer<PayloadSpans.Member>> {
+        let obj = spans.objects[o]
+        return spans.members[Int(obj.firstMember)..<Int(obj.firstMember + obj.memberCount)]
+    }
+
+    /// The string value in `vs..<ve` (quotes included) as a token; nil when it is not a string.
+    @inline(__always)
+    func string(_ vs: Int, _ ve: Int) -> JSONScanner.StringToken? {
+        guard ve - vs >= 2, page[vs] == UInt8(ascii: "\"") else { return nil }
+        let base = page.baseAddress! + vs + 1
+        let escaped = memchr(base, 0x5C, ve - vs - 2) != nil
+        return JSONScanner.StringToken(start: vs + 1, end: ve - 1, escaped: escaped)
+    }
+
+    /// A scanner positioned at `offset`, for a value the spans do not describe.
+    func scanner(at offset: Int) -> JSONScanner {
+        var s = JSONScanner(base: page.baseAddress!, count: page.count, maxDepth: PayloadDecoder.maxDepth + 2)
+        s.pos = offset
+        return s
+    }
+}
+
+/// A member position of the spans path's cache: the key's bytes in the page and its column
+/// (or expansion: -2 - item; -1: neither).
+struct SpanKey {
+    var start: Int
+    var end: Int
+    var index: Int
+}
+
+/// The writer's path through a page with spans: each entity's members come from its object's
+/// spans instead of the scanner, with the same decisions, member by member, as the scanning
+/// path in `EntityWriter.swift` (the two must stay in step: `SpanWriterTests` writes every
+/// fixture both ways and compares the stores). Values the spans do not describe (an object
+/// the decoder copied without recording it) are read by the scanning path from their offset.
+extension EntityWriter {
+    /// Writes the entities of the array whose `[` is at `start`; `candidate` is the index its
+    /// first object element has in the spans. `each` gets each element's row id (nil for `null`).
+    func entities(inArrayAt start: Int, candidate: Int, _ sp: SpanPage, table: EntityTable, expand: ExpandPlan,
+                  each: (Int64?) -> Void) throws(JSONError) {
+        let page = sp.page
+        var p = start + 1
+        var c = candidate
+        guard p < page.count else { throw JSONError(offset: p, message: "unterminated array") }
+        if page[p] == UInt8(ascii: "]") { return }
+        while true {
+            if page[p] == UInt8(ascii: "{"), let o = sp.spans.object(at: p, candidate: c) {
+                each(try entity(object: o, sp, table: table, expand: expand))
+                p = Int(sp.spans.objects[o].end)
+                c = Int(sp.spans.objects[o].subtreeEnd)
+            } else {
+                var s = sp.scanner(at: p)
+                each(try entity(&s, page, table: table, expand: expand))
+                p = s.pos
+            }
+            guard p < page.count else { throw JSONError(offset: p, message: "unterminated array") }
+            if page[p] == UInt8(ascii: ",") {
+                p += 1
+                continue
+            }
+            if page[p] == UInt8(ascii: "]") { return }
+            throw JSONError(offset: p, message: "expected ',' or ']' in array")
+        }
+    }
+
+    /// The entity value at `vs` (`candidate`: the index its object has in the spans): an
+    /// object, or null for a to-one navigation that has none.
+    private func entity(at vs: Int, candidate: Int, _ sp: SpanPage, table: EntityTable, expand: ExpandPlan) throws(JSONError) -> Int64? {
+        if sp.page[vs] == UInt8(ascii: "{"), let o = sp.spans.object(at: vs, candidate: candidate) {
+            return try entity(object: o, sp, table: table, expand: expand)
+        }
+        var s = sp.scanner(at: vs)
+        return try entity(&s, sp.page, table: table, expand: expand)
+    }
+
+    /// Whether `bytes` are exactly `text` (one length check and a `memcmp`).
+    @inline(__always)
+    static func bytes(_ bytes: UnsafeBufferPointer<UInt8>, are text: StaticString) -> Bool {
+        bytes.count == text.utf8CodeUnitCount && memcmp(bytes.baseAddress!, text.utf8Start, bytes.count) == 0
+    }
+
+    /// `entity(_:_:table:expand:)` for the recorded object `o`.
+    func entity(object o: Int, _ sp: SpanPage, table: EntityTable, expand: ExpandPlan) throws(JSONError) -> Int64? {
+        let page = sp.page
+        let u = sp.u
+        let members = sp.members(of: o)
+        guard !members.isEmpty else {
+            throw JSONError(offset: Int(sp.spans.objects[o].start) + 1, message: "an entity without properties")
+        }
+        var cells = cellPool.popLast() ?? []
+        if cells.count == table.columns.count {
+            cells.withUnsafeMutableBufferPointer { c in
+                for i in c.indices { c[i] = nil }
+            }
+        } else {
+            cells = [CellValue?](repeating: nil, count: table.columns.count)
+        }
+        defer { cellPool.append(cells) }
+        var etag: CellValue = .null
+        var type: CellValue = .null
+        var extra: [UInt8] = []
+        var navigations: [(item: ExpandPlan.Item, children: [Int64], complete: Bool)] = []
+        var incomplete: Set<String> = []
+        var removed = false
+        var odataID: String?
+        let id = ObjectIdentifier(table)
+        var cache = spanKeys[id] ?? []
+        var cacheChanged = false
+        let kinds = columnKinds(table)
+        var position = 0
+        let base = page.baseAddress!
+        for m in members {
+            let ks = Int(m.keyStart)
+            let ke = Int(m.keyEnd)
+            let vs = Int(m.valueStart)
+            let ve = Int(m.valueEnd)
+            // The common case first: a property at the position it had in the last entity.
+            if position < cache.count, !m.keyEscaped {
+                let c = cache[position]
+                if c.index >= 0, c.end - c.start == ke - ks, memcmp(base + c.start, base + ks, ke - ks) == 0 {
+                    position += 1
+                    let kind = kinds[c.index]
+                    if kind != .presence {
+                        cells[c.index] = try value(vs, ve, sp, kind)
+                        continue
+                    }
+                    try complex(at: vs, candidate: Int(m.firstObject), sp, table: table, prefix: table.columns[c.index].pathText,
+                                presence: c.index, into: &cells)
+                    continue
+                }
+            }
+            let key = JSONScanner.StringToken(start: ks, end: ke, escaped: m.keyEscaped)
+            let keyBytes = UnsafeBufferPointer(rebasing: page[key.start..<key.end])
+            if !key.escaped, let first = keyBytes.first, first == UInt8(ascii: "@") {
+                if Self.bytes(keyBytes, are: "@odata.etag") {
+                    etag = try text(vs, ve, sp)
+                } else if u.equals(key, "@odata.removed") {
+                    removed = true
+                } else if u.equals(key, "@odata.id"), let t = sp.string(vs, ve) {
+                    odataID = u.string(t)
+                    appendExtra(&extra, page, key, vs, ve)
+                } else if u.equals(key, "@odata.type") {
+                    guard let t = sp.string(vs, ve) else { throw JSONError(offset: vs, message: "expected a string") }
+                    var name = u.string(t)
+                    if name.hasPrefix("#") { name.removeFirst() }
+                    if name != table.entityType { type = .bytes(Array(name.utf8)) }
+                } else {
+                    appendExtra(&extra, page, key, vs, ve)
+                }
+                continue
+            }
+            if !key.escaped, let at = keyBytes.firstIndex(of: UInt8(ascii: "@")) {
+                // A property annotation: a nested next link means the expansion is partial.
+                let name = String(decoding: UnsafeBufferPointer(rebasing: keyBytes[..<at]), as: UTF8.self)
+                let annotation = String(decoding: UnsafeBufferPointer(rebasing: keyBytes[at...]), as: UTF8.self)
+                if annotation == "@odata.nextLink" { incomplete.insert(name) }
+                if !(expand.item(named: name) != nil && annotation.hasPrefix("@odata.")) {
+                    appendExtra(&extra, page, key, vs, ve)
+                }
+                continue
+            }
+            // A property or an expanded navigation: find its column (cached by position).
+            var index = -1
+            if position < cache.count, !key.escaped, cache[position].end - cache[position].start == keyBytes.count,
+               memcmp(base + cache[position].start, base + ks, ke - ks) == 0 {
+                index = cache[position].index
+            } else {
+                cacheChanged = true
+                let name = u.string(key)
+                index = topLevel(table)[name] ?? -1
+                if index < 0, let item = expand.item(named: name) {
+                    index = -2 - (expand.items.firstIndex { $0.link.name == item.link.name } ?? 0)
+                }
+                let entry = SpanKey(start: ks, end: ke, index: index)
+                if position < cache.count { cache[position] = entry } else { cache.append(entry) }
+            }
+            position += 1
+            if index >= 0 {
+                let kind = kinds[index]
+                if kind == .presence {
+                    try complex(at: vs, candidate: Int(m.firstObject), sp, table: table, prefix: table.columns[index].pathText,
+                                presence: index, into: &cells)
+                } else {
+                    cells[index] = try value(vs, ve, sp, kind)
+                }
+            } else if index <= -2 {
+                let item = expand.items[-2 - index]
+                var children: [Int64] = []
+                if page[vs] == UInt8(ascii: "[") {
+                    try entities(inArrayAt: vs, candidate: Int(m.firstObject), sp, table: item.link.target, expand: item.nested) {
+                        if let rid = $0 { children.append(rid) }
+                    }
+                } else if let rid = try entity(at: vs, candidate: Int(m.firstObject), sp, table: item.link.target, expand: item.nested) {
+                    children.append(rid)
+                }
+                navigations.append((item, children, item.isComplete))
+            } else {
+                // A member the schema does not know (an open type's dynamic property).
+                appendExtra(&extra, page, key, vs, ve)
+            }
+        }
+        if cacheChanged { spanKeys[id] = cache }
+        return try write(table, cells, etag: etag, type: type, extra: extra, navigations: navigations, incomplete: incomplete,
+                         removed: removed, odataID: odataID, page: page, at: Int(sp.spans.objects[o].end))
+    }
+
+    /// A flattened complex value at `vs`: its presence column and its members' columns.
+    private func complex(at vs: Int, candidate: Int, _ sp: SpanPage, table: EntityTable, prefix: String,
+                         presence: Int, into cells: inout [CellValue?]) throws(JSONError) {
+        guard sp.page[vs] == UInt8(ascii: "{"), let o = sp.spans.object(at: vs, candidate: candidate) else {
+            var s = sp.scanner(at: vs)
+            return try complex(&s, sp.page, table: table, prefix: prefix, presence: presence, into: &cells)
+        }
+        cells[presence] = .integer(1)
+        for m in sp.members(of: o) {
+            let name = sp.u.string(JSONScanner.StringToken(start: Int(m.keyStart), end: Int(m.keyEnd), escaped: m.keyEscaped))
+            if name.hasPrefix("@") { continue }  // @odata.type of a complex value: only non-derived complex types are flattened
+            let path = prefix + "/" + name
+            guard let index = table.columns.firstIndex(where: { $0.pathText == path }) else { continue }
+            let kind = table.columns[index].kind
+            if kind == .presence {
+                try complex(at: Int(m.valueStart), candidate: Int(m.firstObject), sp, table: table, prefix: path,
+                            presence: index, into: &cells)
+            } else {
+                cells[index] = try value(Int(m.valueStart), Int(m.valueEnd), sp, kind)
+            }
+        }
+    }
+
+    // MARK: - Values
+
+    private func text(_ vs: Int, _ ve: Int, _ sp: SpanPage) throws(JSONError) -> CellValue {
+        if sp.page[vs] == UInt8(ascii: "n") { return .null }
+        guard let t = sp.string(vs, ve) else { throw JSONError(offset: vs, message: "expected a string") }
+        if !t.escaped { return .raw(t.start..<t.end) }
+        scratch.removeAll(keepingCapacity: true)
+        sp.u.unescape(t, into: &scratch)
+        return .bytes(scratch)
+    }
+
+    /// The value in `vs..<ve` as a column of `kind` stores it.
+    private func value(_ vs: Int, _ ve: Int, _ sp: SpanPage, _ kind: ColumnKind) throws(JSONError) -> CellValue {
+        let page = sp.page
+        let first = page[vs]
+        if kind == .json {
+            return first == UInt8(ascii: "n") ? .null : .raw(vs..<ve)
+        }
+        switch first {
+        case UInt8(ascii: "n"):
+            return .null
+        case UInt8(ascii: "t"):
+            return .integer(1)
+        case UInt8(ascii: "f"):
+            return .integer(0)
+        case UInt8(ascii: "\""):
+            guard let t = sp.string(vs, ve) else { throw JSONError(offset: vs, message: "unterminated string") }
+            let bytes = UnsafeBufferPointer(rebasing: page[t.start..<t.end])
+            switch kind {
+            case .integer:
+                if !t.escaped, let v = JSONNumber.int64(bytes) { return .integer(v) }
+            case .real:
+                if sp.u.equals(t, "INF") { return .real(.infinity) }
+                if sp.u.equals(t, "-INF") { return .real(-.infinity) }
+                if !t.escaped, !sp.u.equals(t, "NaN"), let v = JSONNumber.double(bytes) { return .real(v) }
+            default: break
+            }
+            if !t.escaped { return .raw(t.start..<t.end) }
+            scratch.removeAll(keepingCapacity: true)
+            sp.u.unescape(t, into: &scratch)
+            return .bytes(scratch)
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            return .raw(vs..<ve)
+        default:
+            let bytes = UnsafeBufferPointer(rebasing: page[vs..<ve])
+            switch kind {
+            case .integer, .boolean:
+                if let v = JSONNumber.int64(bytes) { return .integer(v) }
+                return .raw(vs..<ve)
+            case .real:
+                return JSONNumber.double(bytes).map { .real($0) } ?? .raw(vs..<ve)
+            default:
+                return .raw(vs..<ve)
+            }
+        }
+    }
+
+    /// Adds `"key":value` (both as in the page) to the entity's object of unknown members.
+    private func appendExtra(_ extra: inout [UInt8], _ page: UnsafeBufferPointer<UInt8>, _ key: JSONScanner.StringToken,
+                             _ vs: Int, _ ve: Int) {
+        extra.append(extra.isEmpty ? UInt8(ascii: "{") : UInt8(ascii: ","))
+        extra.append(UInt8(ascii: "\""))
+        extra.append(contentsOf: page[key.start..<key.end])
+        extra.append(contentsOf: Array("\":".utf8))
+        extra.append(contentsOf: page[vs..<ve])
+    }
+}
