@@ -60,6 +60,13 @@ public struct PageSplitter {
     /// Preamble: the last member name at depth 1 and 2 (top-level object, `d` object).
     private var key1: [UInt8] = []
     private var key2: [UInt8] = []
+    /// Preamble: member names seen at depth 1, and whether the first one at depth 2 is a V2
+    /// feed member (`results`, `__count`, `__next`, `__delta`). The decoder reads `d` as the
+    /// V2 wrapper only when it is the first member, and `d`'s object as a feed only when its
+    /// first member is a feed member (else as one entity): the split must agree with it.
+    private var keys1 = 0
+    private var keys2 = 0
+    private var firstKey2IsFeed = false
     private var total = 0
     /// Depth of the entity array's content (`stack.count` there), -1 outside the array.
     private var arrayLevel = -1
@@ -115,7 +122,14 @@ public struct PageSplitter {
                     stringIsKey = false
                     flush(p, &segment, i)
                     let name = Array(preamble[stringStart...])
-                    if stack.count == 1 { key1 = name } else if stack.count == 2 { key2 = name }
+                    if stack.count == 1 {
+                        key1 = name
+                        keys1 += 1
+                    } else if stack.count == 2 {
+                        key2 = name
+                        if keys2 == 0 { firstKey2IsFeed = Self.feedKeys.contains(name) }
+                        keys2 += 1
+                    }
                 }
                 i += 1
                 continue
@@ -324,14 +338,18 @@ public struct PageSplitter {
         case .v4:
             return stack.count == 2 && stack[0] && key1 == Self.value
         case .v2:
-            if stack.count == 2 { return stack[0] && key1 == Self.d }
-            return stack.count == 3 && stack[0] && stack[1] && key1 == Self.d && key2 == Self.results
+            // `{"d": [...]}` or `{"d": {"results": [...], ...}}`, read as the decoder reads
+            // them (`JSONTranscoder.decodeV2`): `d` first, and `d`'s first member a feed one.
+            guard stack[0], keys1 == 1, key1 == Self.d else { return false }
+            if stack.count == 2 { return true }
+            return stack.count == 3 && stack[1] && firstKey2IsFeed && key2 == Self.results
         }
     }
 
     private static let value = Array("value".utf8)
     private static let d = Array("d".utf8)
     private static let results = Array("results".utf8)
+    private static let feedKeys = ["results", "__count", "__next", "__delta"].map { Array($0.utf8) }
 
     /// Copies `p[segment..<end]` into the current phase's buffer.
     private mutating func flush(_ p: UnsafeBufferPointer<UInt8>, _ segment: inout Int, _ end: Int) {

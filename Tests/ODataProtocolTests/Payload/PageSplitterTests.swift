@@ -42,6 +42,13 @@ import Testing
               "__count" : "10", "__next" : "http://h/s/P?$skiptoken=2" } }
             """#, version: .v2),
         Page(name: "v2 bare d array", body: #"{"d":[{"ID":1,"Name":"x"},{"ID":2,"Name":"y\n"}]}"#, version: .v2),
+        // Found by the `split` fuzz target: the decoder reads `d` as one entity when its first
+        // member is not a feed member, and a page whose first member is not `d` without the
+        // wrapper; the split must read them so too (one entity, not the array's).
+        Page(name: "v2 d whose first member is not a feed member",
+             body: #"{"d":{"__a.ccount":"3","results":[{"ID":1},{"ID":2}]}}"#, version: .v2),
+        Page(name: "v2 a member before d", body: #"{"x":1,"d":{"results":[{"ID":1},{"ID":2}]}}"#, version: .v2),
+        Page(name: "v2 d with __count first", body: #"{"d":{"__count":"2","results":[{"ID":1},{"ID":2}]}}"#, version: .v2),
     ]
 
     struct Result: Equatable {
