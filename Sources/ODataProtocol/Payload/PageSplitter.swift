@@ -67,6 +67,10 @@ public struct PageSplitter {
     private var keys1 = 0
     private var keys2 = 0
     private var firstKey2IsFeed = false
+    /// The page is not split but held and decoded whole: what comes before its array makes
+    /// the decoder read it otherwise than as a feed (a single-entity context), or could (an
+    /// escaped member name at the top level, which the decoder unescapes).
+    private var wholePage = false
     private var total = 0
     /// Depth of the entity array's content (`stack.count` there), -1 outside the array.
     private var arrayLevel = -1
@@ -125,11 +129,19 @@ public struct PageSplitter {
                     if stack.count == 1 {
                         key1 = name
                         keys1 += 1
+                        if name.contains(0x5C) { wholePage = true }  // an escaped name: the decoder's to read
                     } else if stack.count == 2 {
                         key2 = name
                         if keys2 == 0 { firstKey2IsFeed = Self.feedKeys.contains(name) }
                         keys2 += 1
                     }
+                } else if phase == .preamble, stack.count == 1, version == .v4,
+                          Self.contextKeys.contains(key1) {
+                    // `"@odata.context": "...#People(1)/$entity"` before `value`: the decoder
+                    // reads the page as one entity whose `value` is a property, not a feed.
+                    flush(p, &segment, i)
+                    let text = preamble[stringStart...]
+                    if text.contains(0x5C) || Self.endsWithEntity(text) { wholePage = true }
                 }
                 i += 1
                 continue
@@ -334,6 +346,7 @@ public struct PageSplitter {
 
     /// Whether the array just opened (last on the stack) is the page's entity array.
     private func isEntityArray() -> Bool {
+        if wholePage { return false }
         switch version {
         case .v4:
             return stack.count == 2 && stack[0] && key1 == Self.value
@@ -349,6 +362,13 @@ public struct PageSplitter {
     private static let value = Array("value".utf8)
     private static let d = Array("d".utf8)
     private static let results = Array("results".utf8)
+    /// The spellings of the context control member (`JSONTranscoder.controlTerm`).
+    private static let contextKeys = ["@odata.context", "odata.context", "@context"].map { Array($0.utf8) }
+    private static let entitySuffix = Array("/$entity".utf8)
+
+    private static func endsWithEntity(_ text: ArraySlice<UInt8>) -> Bool {
+        text.count >= entitySuffix.count && text.suffix(entitySuffix.count).elementsEqual(entitySuffix)
+    }
     private static let feedKeys = ["results", "__count", "__next", "__delta"].map { Array($0.utf8) }
 
     /// Copies `p[segment..<end]` into the current phase's buffer.

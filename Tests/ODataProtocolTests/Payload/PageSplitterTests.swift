@@ -49,10 +49,23 @@ import Testing
              body: #"{"d":{"__a.ccount":"3","results":[{"ID":1},{"ID":2}]}}"#, version: .v2),
         Page(name: "v2 a member before d", body: #"{"x":1,"d":{"results":[{"ID":1},{"ID":2}]}}"#, version: .v2),
         Page(name: "v2 d with __count first", body: #"{"d":{"__count":"2","results":[{"ID":1},{"ID":2}]}}"#, version: .v2),
+        // Also found by the fuzz target: a single-entity context before `value` makes `value` a
+        // property of one entity; an escaped context name or value could, so the page is read whole.
+        Page(name: "v4 single-entity context", body: #"{"@odata.context":"../$metadata#SI/Nav/$entity","value":[{"ID":1},{"ID":2}]}"#,
+             version: .v4),
+        Page(name: "v4 4.01 single-entity context", body: #"{"@context":"$metadata#People/$entity","value":[{"ID":1}]}"#, version: .v4),
+        Page(name: "v4 escaped single-entity context", body: #"{"@odata.context":"$metadata#People\/$entity","value":[{"ID":1}]}"#,
+             version: .v4),
+        Page(name: "v4 escaped context name", body: #"{"@odata.context":"$metadata#People/$entity","value":[{"ID":1}]}"#,
+             version: .v4),
+        Page(name: "v4 collection context", body: #"{"@odata.context":"$metadata#People","value":[{"ID":1},{"ID":2}]}"#, version: .v4),
     ]
 
     struct Result: Equatable {
         var entities: [String]
+        /// Entities as the decoder counts them (a single entity whose `value` property is an
+        /// array is one, not the array's elements).
+        var entityCount: Int
         var count: Int64?
         var nextLink: String?
         var deltaLink: String?
@@ -71,7 +84,8 @@ import Testing
 
     static func whole(_ page: Page) throws -> Result {
         let p = try decode(Array(page.body.utf8), page)
-        return Result(entities: entities(p), count: p.count, nextLink: p.nextLink, deltaLink: p.deltaLink)
+        return Result(entities: entities(p), entityCount: p.entityCount, count: p.count, nextLink: p.nextLink,
+                      deltaLink: p.deltaLink)
     }
 
     /// Feeds `page` in pieces ending at `cuts`, taking chunks when at least `takeAt` bytes are ready.
@@ -79,24 +93,31 @@ import Testing
         let bytes = Array(page.body.utf8)
         var s = PageSplitter(version: page.version, maxHeldBytes: maxHeld)
         var out: [String] = []
+        var decoded = 0
         var from = 0
         for end in cuts + [bytes.count] where end > from {
             try bytes[from..<end].withUnsafeBytes { try s.feed($0) }
             from = end
             if s.readyBytes >= takeAt, let chunk = s.takeChunk() {
-                let got = entities(try decode(chunk.document, page))
+                let p = try decode(chunk.document, page)
+                let got = entities(p)
                 #expect(got.count == chunk.entities, "\(page.name)")
                 out += got
+                decoded += p.entityCount
             }
         }
         if let chunk = s.takeChunk() {
-            let got = entities(try decode(chunk.document, page))
+            let p = try decode(chunk.document, page)
+            let got = entities(p)
             #expect(got.count == chunk.entities, "\(page.name)")
             out += got
+            decoded += p.entityCount
         }
         let envelope = try decode(try s.finish(), page)
         out += entities(envelope)
-        return Result(entities: out, count: envelope.count, nextLink: envelope.nextLink, deltaLink: envelope.deltaLink)
+        decoded += envelope.entityCount
+        return Result(entities: out, entityCount: decoded, count: envelope.count, nextLink: envelope.nextLink,
+                      deltaLink: envelope.deltaLink)
     }
 
     @Test(arguments: pages.indices) func piecesGiveTheWholePage(_ index: Int) throws {
