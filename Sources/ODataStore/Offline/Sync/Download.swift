@@ -150,7 +150,7 @@ final class Download: Sendable {
                 guard let stream else { return finish(.failure(ResponseErrors.error(for: error, what: what))) }
                 // After the runs queued before (none writes once the completion has run).
                 stream.stop()
-                let failed: @Sendable () -> Void = { [self] in
+                let failed: @Sendable () -> Void = {
                     finish(.failure(stream.failure ?? ResponseErrors.error(for: error, what: what)))
                 }
                 if !store.queue.async(failed) { failed() }

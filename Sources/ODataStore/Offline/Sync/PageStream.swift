@@ -1,5 +1,4 @@
 import ODataProtocol
-import Synchronization
 
 /// One page of a download written while it arrives (docs/reliability.md, "Streaming"): the
 /// transport hands the body's bytes to this sink; they wait in a bounded queue for the
@@ -43,7 +42,7 @@ final class PageStream: HTTPBodySink, @unchecked Sendable {
         var stopped = false
         var failure: ODataStoreError?
     }
-    private let state = Mutex(Shared())
+    private let state = Locked(Shared())
 
     // Database queue only.
     private var splitter: PageSplitter
