@@ -100,22 +100,8 @@ extension EntityWriter {
         guard !members.isEmpty else {
             throw JSONError(offset: Int(sp.spans.objects[o].start) + 1, message: "an entity without properties")
         }
-        var cells = cellPool.popLast() ?? []
-        if cells.count == table.columns.count {
-            cells.withUnsafeMutableBufferPointer { c in
-                for i in c.indices { c[i] = nil }
-            }
-        } else {
-            cells = [CellValue?](repeating: nil, count: table.columns.count)
-        }
-        defer { cellPool.append(cells) }
-        var etag: CellValue = .null
-        var type: CellValue = .null
-        var extra: [UInt8] = []
-        var navigations: [(item: ExpandPlan.Item, children: [Int64], complete: Bool)] = []
-        var incomplete: Set<String> = []
-        var removed = false
-        var odataID: String?
+        var d = draft(for: table)
+        defer { cellPool.append(d.cells) }
         let id = ObjectIdentifier(table)
         var cache = spanKeys[id] ?? []
         var cacheChanged = false
@@ -134,11 +120,11 @@ extension EntityWriter {
                     position += 1
                     let kind = kinds[c.index]
                     if kind != .presence {
-                        cells[c.index] = try value(vs, ve, sp, kind)
+                        d.cells[c.index] = try value(vs, ve, sp, kind)
                         continue
                     }
                     try complex(at: vs, candidate: Int(m.firstObject), sp, table: table, prefix: table.columns[c.index].pathText,
-                                presence: c.index, into: &cells)
+                                presence: c.index, into: &d.cells)
                     continue
                 }
             }
@@ -146,19 +132,19 @@ extension EntityWriter {
             let keyBytes = UnsafeBufferPointer(rebasing: page[key.start..<key.end])
             if !key.escaped, let first = keyBytes.first, first == UInt8(ascii: "@") {
                 if Self.bytes(keyBytes, are: "@odata.etag") {
-                    etag = try text(vs, ve, sp)
+                    d.etag = try text(vs, ve, sp)
                 } else if u.equals(key, "@odata.removed") {
-                    removed = true
+                    d.removed = true
                 } else if u.equals(key, "@odata.id"), let t = sp.string(vs, ve) {
-                    odataID = u.string(t)
-                    appendExtra(&extra, page, key, vs, ve)
+                    d.odataID = u.string(t)
+                    appendExtra(&d, page, key, vs, ve)
                 } else if u.equals(key, "@odata.type") {
                     guard let t = sp.string(vs, ve) else { throw JSONError(offset: vs, message: "expected a string") }
                     var name = u.string(t)
                     if name.hasPrefix("#") { name.removeFirst() }
-                    if name != table.entityType { type = .bytes(Array(name.utf8)) }
+                    if name != table.entityType { d.type = .bytes(Array(name.utf8)) }
                 } else {
-                    appendExtra(&extra, page, key, vs, ve)
+                    appendExtra(&d, page, key, vs, ve)
                 }
                 continue
             }
@@ -166,9 +152,9 @@ extension EntityWriter {
                 // A property annotation: a nested next link means the expansion is partial.
                 let name = String(decoding: UnsafeBufferPointer(rebasing: keyBytes[..<at]), as: UTF8.self)
                 let annotation = String(decoding: UnsafeBufferPointer(rebasing: keyBytes[at...]), as: UTF8.self)
-                if annotation == "@odata.nextLink" { incomplete.insert(name) }
+                if annotation == "@odata.nextLink" { d.incomplete.insert(name) }
                 if !(expand.item(named: name) != nil && annotation.hasPrefix("@odata.")) {
-                    appendExtra(&extra, page, key, vs, ve)
+                    appendExtra(&d, page, key, vs, ve)
                 }
                 continue
             }
@@ -192,9 +178,9 @@ extension EntityWriter {
                 let kind = kinds[index]
                 if kind == .presence {
                     try complex(at: vs, candidate: Int(m.firstObject), sp, table: table, prefix: table.columns[index].pathText,
-                                presence: index, into: &cells)
+                                presence: index, into: &d.cells)
                 } else {
-                    cells[index] = try value(vs, ve, sp, kind)
+                    d.cells[index] = try value(vs, ve, sp, kind)
                 }
             } else if index <= -2 {
                 let item = expand.items[-2 - index]
@@ -206,15 +192,14 @@ extension EntityWriter {
                 } else if let rid = try entity(at: vs, candidate: Int(m.firstObject), sp, table: item.link.target, expand: item.nested) {
                     children.append(rid)
                 }
-                navigations.append((item, children, item.isComplete))
+                d.navigations.append((item, children, item.isComplete))
             } else {
                 // A member the schema does not know (an open type's dynamic property).
-                appendExtra(&extra, page, key, vs, ve)
+                appendExtra(&d, page, key, vs, ve)
             }
         }
         if cacheChanged { spanKeys[id] = cache }
-        return try write(table, cells, etag: etag, type: type, extra: extra, navigations: navigations, incomplete: incomplete,
-                         removed: removed, odataID: odataID, page: page, at: Int(sp.spans.objects[o].end))
+        return try write(table, d, page: page, at: Int(sp.spans.objects[o].end))
     }
 
     /// A flattened complex value at `vs`: its presence column and its members' columns.
@@ -298,12 +283,8 @@ extension EntityWriter {
     }
 
     /// Adds `"key":value` (both as in the page) to the entity's object of unknown members.
-    private func appendExtra(_ extra: inout [UInt8], _ page: UnsafeBufferPointer<UInt8>, _ key: JSONScanner.StringToken,
+    private func appendExtra(_ d: inout EntityDraft, _ page: UnsafeBufferPointer<UInt8>, _ key: JSONScanner.StringToken,
                              _ vs: Int, _ ve: Int) {
-        extra.append(extra.isEmpty ? UInt8(ascii: "{") : UInt8(ascii: ","))
-        extra.append(UInt8(ascii: "\""))
-        extra.append(contentsOf: page[key.start..<key.end])
-        extra.append(contentsOf: Array("\":".utf8))
-        extra.append(contentsOf: page[vs..<ve])
+        d.appendExtra(key: UnsafeBufferPointer(rebasing: page[key.start..<key.end]), value: UnsafeBufferPointer(rebasing: page[vs..<ve]))
     }
 }

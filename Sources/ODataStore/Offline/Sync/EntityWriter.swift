@@ -214,14 +214,8 @@ final class EntityWriter {
             _ = try s.scanLiteral()
             return nil
         }
-        var cells = [CellValue?](repeating: nil, count: table.columns.count)
-        var etag: CellValue = .null
-        var type: CellValue = .null
-        var extra: [UInt8] = []
-        var navigations: [(item: ExpandPlan.Item, children: [Int64], complete: Bool)] = []
-        var incomplete: Set<String> = []
-        var removed = false
-        var odataID: String?
+        var d = draft(for: table)
+        defer { cellPool.append(d.cells) }
         let id = ObjectIdentifier(table)
         var cache = shared.memberCache[id] ?? []
         var cacheChanged = false
@@ -233,22 +227,22 @@ final class EntityWriter {
             let keyBytes = UnsafeBufferPointer(rebasing: page[key.start..<key.end])
             if !key.escaped, let first = keyBytes.first, first == UInt8(ascii: "@") {
                 if s.equals(key, "@odata.etag") {
-                    etag = try text(&s, page)
+                    d.etag = try text(&s, page)
                 } else if s.equals(key, "@odata.removed") {
-                    removed = true
+                    d.removed = true
                     try s.skipValue()
                 } else if s.equals(key, "@odata.id"), try s.peek() == UInt8(ascii: "\"") {
                     let before = s.pos
-                    odataID = s.string(try s.scanString())
+                    d.odataID = s.string(try s.scanString())
                     s.pos = before
-                    try appendExtra(&extra, &s, page, key)
+                    try appendExtra(&d, &s, page, key)
                 } else if s.equals(key, "@odata.type") {
                     let t = try s.scanString()
                     var name = s.string(t)
                     if name.hasPrefix("#") { name.removeFirst() }
-                    if name != table.entityType { type = .bytes(Array(name.utf8)) }
+                    if name != table.entityType { d.type = .bytes(Array(name.utf8)) }
                 } else {
-                    try appendExtra(&extra, &s, page, key)
+                    try appendExtra(&d, &s, page, key)
                 }
                 continue
             }
@@ -256,11 +250,11 @@ final class EntityWriter {
                 // A property annotation: a nested next link means the expansion is partial.
                 let name = String(decoding: UnsafeBufferPointer(rebasing: keyBytes[..<at]), as: UTF8.self)
                 let annotation = String(decoding: UnsafeBufferPointer(rebasing: keyBytes[at...]), as: UTF8.self)
-                if annotation == "@odata.nextLink" { incomplete.insert(name) }
+                if annotation == "@odata.nextLink" { d.incomplete.insert(name) }
                 if expand.item(named: name) != nil && annotation.hasPrefix("@odata.") {
                     try s.skipValue()
                 } else {
-                    try appendExtra(&extra, &s, page, key)
+                    try appendExtra(&d, &s, page, key)
                 }
                 continue
             }
@@ -282,9 +276,9 @@ final class EntityWriter {
             if index >= 0 {
                 let kind = kinds[index]
                 if kind == .presence {
-                    try complex(&s, page, table: table, prefix: table.columns[index].pathText, presence: index, into: &cells)
+                    try complex(&s, page, table: table, prefix: table.columns[index].pathText, presence: index, into: &d.cells)
                 } else {
-                    cells[index] = try value(&s, page, kind)
+                    d.cells[index] = try value(&s, page, kind)
                 }
             } else if index <= -2 {
                 let item = expand.items[-2 - index]
@@ -299,35 +293,48 @@ final class EntityWriter {
                 default:
                     if let rid = try entity(&s, page, table: item.link.target, expand: item.nested) { children.append(rid) }
                 }
-                navigations.append((item, children, item.isComplete))
+                d.navigations.append((item, children, item.isComplete))
             } else {
                 // A member the schema does not know (an open type's dynamic property).
-                try appendExtra(&extra, &s, page, key)
+                try appendExtra(&d, &s, page, key)
             }
         } while try s.nextMember()
         if cacheChanged { shared.memberCache[id] = cache }
-        return try write(table, cells, etag: etag, type: type, extra: extra, navigations: navigations, incomplete: incomplete,
-                         removed: removed, odataID: odataID, page: page, at: s.pos)
+        return try write(table, d, page: page, at: s.pos)
+    }
+
+    /// A draft for an entity of `table`, its cells from `cellPool` when one of the right size
+    /// waits there (no allocation per entity); the caller gives them back to the pool.
+    @inline(__always)
+    func draft(for table: EntityTable) -> EntityDraft {
+        var cells = cellPool.popLast() ?? []
+        if cells.count == table.columns.count {
+            cells.withUnsafeMutableBufferPointer { c in
+                for i in c.indices { c[i] = nil }
+            }
+        } else {
+            cells = [CellValue?](repeating: nil, count: table.columns.count)
+        }
+        return EntityDraft(cells: cells)
     }
 
     /// Writes the row of an entity whose members were read (either path), its membership and
     /// the links of its expanded navigations, and returns its row id (nil for a removed-entity
     /// entry of a delta page, which is only noted).
-    func write(_ table: EntityTable, _ cells: [CellValue?], etag: CellValue, type: CellValue, extra: [UInt8],
-               navigations: [(item: ExpandPlan.Item, children: [Int64], complete: Bool)], incomplete: Set<String>,
-               removed: Bool, odataID: String?, page: UnsafeBufferPointer<UInt8>, at offset: Int) throws(JSONError) -> Int64? {
-        if removed {
-            if let odataID { removedIDs.append(odataID) }
+    @inline(__always)
+    func write(_ table: EntityTable, _ d: EntityDraft, page: UnsafeBufferPointer<UInt8>, at offset: Int) throws(JSONError) -> Int64? {
+        if d.removed {
+            if let odataID = d.odataID { removedIDs.append(odataID) }
             return nil
         }
         let rid: Int64
         do throws(SQLiteError) {
-            let written = try upsert(table, cells, etag: etag, type: type, extra: extra, page: page)
+            let written = try upsert(table, d, page: page)
             rid = written.rid
             try recordMembership(table, rid: rid, inserted: written.inserted)
-            for nav in navigations {
+            for nav in d.navigations {
                 try link(nav.item.link, parent: rid, children: nav.children,
-                         replace: nav.complete && !incomplete.contains(nav.item.link.name))
+                         replace: nav.complete && !d.incomplete.contains(nav.item.link.name))
             }
         } catch {
             // Carried out through the scanner's error type; `writePage` reports it as SQLite's.
@@ -474,16 +481,12 @@ final class EntityWriter {
         }
     }
 
-    private func appendExtra(_ extra: inout [UInt8], _ s: inout JSONScanner, _ page: UnsafeBufferPointer<UInt8>,
+    private func appendExtra(_ d: inout EntityDraft, _ s: inout JSONScanner, _ page: UnsafeBufferPointer<UInt8>,
                              _ key: JSONScanner.StringToken) throws(JSONError) {
         s.skipWhitespace()
         let start = s.pos
         try s.skipValue()
-        extra.append(extra.isEmpty ? UInt8(ascii: "{") : UInt8(ascii: ","))
-        extra.append(UInt8(ascii: "\""))
-        extra.append(contentsOf: page[key.start..<key.end])
-        extra.append(contentsOf: Array("\":".utf8))
-        extra.append(contentsOf: page[start..<s.pos])
+        d.appendExtra(key: UnsafeBufferPointer(rebasing: page[key.start..<key.end]), value: UnsafeBufferPointer(rebasing: page[start..<s.pos]))
     }
 
     // MARK: - SQL
@@ -520,18 +523,18 @@ final class EntityWriter {
         return present
     }
 
-    private func bindRow(_ st: SQLiteStatement, _ present: [Int], _ cells: [CellValue?], etag: CellValue, type: CellValue,
-                         extra: [UInt8], page: UnsafeBufferPointer<UInt8>) throws(SQLiteError) {
-        try type.bind(st, at: 1, page: page)
-        try etag.bind(st, at: 2, page: page)
-        try (extra.isEmpty ? CellValue.null : .bytes(extra + [UInt8(ascii: "}")])).bind(st, at: 3, page: page)
+    @inline(__always)
+    private func bindRow(_ st: SQLiteStatement, _ present: [Int], _ d: EntityDraft, page: UnsafeBufferPointer<UInt8>) throws(SQLiteError) {
+        try d.type.bind(st, at: 1, page: page)
+        try d.etag.bind(st, at: 2, page: page)
+        try d.extraCell.bind(st, at: 3, page: page)
         for (k, i) in present.enumerated() {
-            try cells[i]!.bind(st, at: 4 + k, page: page)
+            try d.cells[i]!.bind(st, at: 4 + k, page: page)
         }
     }
 
-    private func upsert(_ table: EntityTable, _ cells: [CellValue?], etag: CellValue, type: CellValue, extra: [UInt8],
-                        page: UnsafeBufferPointer<UInt8>) throws(SQLiteError) -> (rid: Int64, inserted: Bool) {
+    private func upsert(_ table: EntityTable, _ d: EntityDraft, page: UnsafeBufferPointer<UInt8>) throws(SQLiteError) -> (rid: Int64, inserted: Bool) {
+        let cells = d.cells
         let id = ObjectIdentifier(table)
         let st: SQLiteStatement
         let present: [Int]
@@ -543,7 +546,7 @@ final class EntityWriter {
             lastUpsert = (id, present, st)
         }
         defer { st.reset() }
-        try bindRow(st, present, cells, etag: etag, type: type, extra: extra, page: page)
+        try bindRow(st, present, d, page: page)
         // SQLite never hands out row id 0 (a new row gets the largest id plus one, at least
         // 1): a 0 after the step means the upsert took its update path.
         sqlite3_set_last_insert_rowid(file.connection.handle, 0)
