@@ -1,9 +1,20 @@
+#if canImport(Glibc)
+internal import Glibc
+#elseif canImport(Musl)
+internal import Musl
+#elseif canImport(Darwin)
+internal import Darwin
+#endif
+
 /// Control information gathered while an object is written; it is inserted at the start of
 /// the object once the object is complete (V2 `__metadata` and V4 annotations may come in any order).
 struct ObjectHeader {
     var etag: JSONScanner.StringToken?
     /// Qualified type name without `#`, as the payload stated it.
     var type: String?
+    /// `resolvedStructuredName(type)` when already known (a V2 `__metadata.type` seen before,
+    /// `JSONTranscoder.V2TypeMemo`); nil: not known, to be resolved.
+    var typeResolved: String??
     var id: JSONScanner.StringToken?
     /// `@odata.context` kept for delta items (fragment form, e.g. `#Orders/$entity`).
     var context: String?
@@ -117,9 +128,12 @@ extension JSONTranscoder {
                     sameType = current === declared
                     continue
                 }
-                if first == UInt8(ascii: "_") && version == .v2 && s.equals(k, "__metadata") {
-                    try readV2Metadata(&h)
-                    if let t = h.type, let ti = index?.type(t) { current = ti }
+                if first == UInt8(ascii: "_") && version == .v2 && tokenIs(k, "__metadata") {
+                    if let stated = try readV2Metadata(&h) {
+                        if let ti = stated { current = ti }
+                    } else if let t = h.type, let ti = index?.type(t) {
+                        current = ti
+                    }
                     sameType = current === declared
                     continue
                 }
@@ -152,12 +166,12 @@ extension JSONTranscoder {
                 if let m = member {
                     if m.isKey { keysSeen += 1 }
                     if case .navigation(let target) = m.kind {
-                        try writeNavigation(k, target: index?.type(target), collection: m.isCollection, &wrote, sf)
+                        try writeNavigation(k, targetName: target, collection: m.isCollection, &wrote, sf)
                         continue
                     }
                 } else if version == .v2, try s.peek() == UInt8(ascii: "{"), let fk = try peekFirstKey(),
                           s.equals(fk, "__deferred") || isV2FeedKey(fk) {
-                    try writeNavigation(k, target: nil, collection: true, &wrote, sf)
+                    try writeNavigation(k, targetName: nil, collection: true, &wrote, sf)
                     continue
                 }
                 memberKey(k, comma: wrote, sf)
@@ -196,7 +210,7 @@ extension JSONTranscoder {
         if slot.isNavigation, let d = declared {
             let m = d.memberList[number]
             if case .navigation(let target) = m.kind {
-                return try writeNavigation(k, target: index?.type(target), collection: m.isCollection, &wrote, sf)
+                return try writeNavigation(k, targetName: target, collection: m.isCollection, &wrote, sf)
             }
         }
         memberKey(k, comma: wrote, sf)
@@ -286,6 +300,7 @@ extension JSONTranscoder {
                 if kind.1 { top.valueKind = kind; return }
             }
             h.type = t
+            h.typeResolved = nil
             if let ti = index?.type(t) { current = ti }
         case .context where isString:
             let c = s.string(try s.scanString())
@@ -361,11 +376,14 @@ extension JSONTranscoder {
 
     /// A navigation property's value: dropped when deferred (V2 `__deferred`), otherwise the
     /// expanded entity, `null`, or an array of entities with `Name@odata.count`/`Name@odata.nextLink`.
-    mutating func writeNavigation(_ k: JSONScanner.StringToken, target: PayloadTypeInfo?, collection: Bool,
+    /// The target type (`targetName`, qualified) is only looked up when the value is written:
+    /// a deferred one, as every V2 entity's unexpanded navigations are, needs none.
+    mutating func writeNavigation(_ k: JSONScanner.StringToken, targetName: String?, collection: Bool,
                                   _ wrote: inout Bool, _ sf: SpanFrame) throws(JSONError) {
+        func targetType() -> PayloadTypeInfo? { targetName.flatMap { index?.type($0) } }
         let b = try s.peek()
         if b == UInt8(ascii: "{"), version == .v2, let fk = try peekFirstKey() {
-            if s.equals(fk, "__deferred") { return try s.skipValue() }
+            if tokenIs(fk, "__deferred") { return try s.skipValue() }
             if isV2FeedKey(fk) {
                 spanEndValue(sf)
                 if wrote { byte(UInt8(ascii: ",")) }
@@ -373,14 +391,14 @@ extension JSONTranscoder {
                 let annotationAt = out.count
                 key(k, comma: false)
                 spanKey(length: k.length, escaped: k.escaped)
-                return try writeV2InlineFeed(target: target, navName: k, annotationAt: annotationAt)
+                return try writeV2InlineFeed(target: targetType(), navName: k, annotationAt: annotationAt)
             }
         }
         memberKey(k, comma: wrote, sf)
         wrote = true
         switch b {
-        case UInt8(ascii: "{"): try writeObject(declared: target, role: .nested)
-        case UInt8(ascii: "["): try writeEntityArray(target)
+        case UInt8(ascii: "{"): try writeObject(declared: targetType(), role: .nested)
+        case UInt8(ascii: "["): try writeEntityArray(targetType())
         default: try copyValue()
         }
     }
@@ -437,26 +455,53 @@ extension JSONTranscoder {
         out.insert(ann, at: annotationAt)
     }
 
-    /// Reads V2 `__metadata`: etag, type, id (or uri) and the media-resource links.
-    mutating func readV2Metadata(_ h: inout ObjectHeader) throws(JSONError) {
-        guard try s.peek() == UInt8(ascii: "{") else { return try s.skipValue() }
+    /// Reads V2 `__metadata`: etag, type, id (or uri) and the media-resource links. Returns
+    /// the model's type for the `type` it states (`.some(nil)`: a type the model does not
+    /// know), nil when it states none.
+    mutating func readV2Metadata(_ h: inout ObjectHeader) throws(JSONError) -> PayloadTypeInfo?? {
+        guard try s.peek() == UInt8(ascii: "{") else {
+            try s.skipValue()
+            return nil
+        }
         var uri: JSONScanner.StringToken? = nil
+        var stated: PayloadTypeInfo?? = nil
         if try s.beginObject() {
             repeat {
                 let k = try s.readKey()
                 guard try s.peek() == UInt8(ascii: "\"") else { try s.skipValue(); continue }
-                if s.equals(k, "etag") { h.etag = try s.scanString() }
-                else if s.equals(k, "type") { h.type = s.string(try s.scanString()) }
-                else if s.equals(k, "id") { h.id = try s.scanString() }
-                else if s.equals(k, "uri") { uri = try s.scanString() }
-                else if s.equals(k, "media_src") { h.media.append(("mediaReadLink", try s.scanString())) }
-                else if s.equals(k, "edit_media") { h.media.append(("mediaEditLink", try s.scanString())) }
-                else if s.equals(k, "content_type") { h.media.append(("mediaContentType", try s.scanString())) }
-                else if s.equals(k, "media_etag") { h.media.append(("mediaEtag", try s.scanString())) }
+                if tokenIs(k, "etag") { h.etag = try s.scanString() }
+                else if tokenIs(k, "type") {
+                    let m = v2Type(try s.scanString())
+                    h.type = m.name
+                    h.typeResolved = .some(m.resolved)
+                    stated = .some(m.info)
+                }
+                else if tokenIs(k, "id") { h.id = try s.scanString() }
+                else if tokenIs(k, "uri") { uri = try s.scanString() }
+                else if tokenIs(k, "media_src") { h.media.append(("mediaReadLink", try s.scanString())) }
+                else if tokenIs(k, "edit_media") { h.media.append(("mediaEditLink", try s.scanString())) }
+                else if tokenIs(k, "content_type") { h.media.append(("mediaContentType", try s.scanString())) }
+                else if tokenIs(k, "media_etag") { h.media.append(("mediaEtag", try s.scanString())) }
                 else { try s.skipValue() }
             } while try s.nextMember()
         }
         if h.id == nil { h.id = uri }
+        return stated
+    }
+
+    /// The name, model type and reported name of a V2 `__metadata.type` value: the entities of
+    /// a feed state the same type, so the last one is kept (`v2TypeMemo`) and a value with the
+    /// same bytes costs no `String`, no type lookup and no name resolution.
+    mutating func v2Type(_ t: JSONScanner.StringToken) -> V2TypeMemo {
+        if !t.escaped, let m = v2TypeMemo, m.bytes.count == t.length,
+           m.bytes.withUnsafeBufferPointer({ memcmp($0.baseAddress!, s.base + t.start, t.length) == 0 }) {
+            return m
+        }
+        let name = s.string(t)
+        let m = V2TypeMemo(bytes: t.escaped ? [] : Array(UnsafeBufferPointer(start: s.base + t.start, count: t.length)),
+                           name: name, info: index?.type(name), resolved: resolvedStructuredName(name))
+        if !t.escaped { v2TypeMemo = m }
+        return m
     }
 
     /// The value type a top-level context URL names: `#Edm.Int64`, `#Collection(Edm.String)`, or
@@ -539,7 +584,7 @@ extension JSONTranscoder {
         }
         if let e = h.etag { headerMember("@odata.etag"); header.appendQuoted(s.base + e.start, count: e.length) }
         let isValueResult = role == .topLevel && top.sawValue && !top.sawProperty
-        if let t = h.type, !isValueResult, let resolved = resolvedStructuredName(t), resolved != declared?.qualifiedName {
+        if let t = h.type, !isValueResult, let resolved = h.typeResolved ?? resolvedStructuredName(t), resolved != declared?.qualifiedName {
             headerMember("@odata.type"); header.appendString("#" + resolved)
         }
         for m in h.media {

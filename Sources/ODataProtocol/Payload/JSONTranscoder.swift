@@ -3,6 +3,25 @@
 /// typing values from the model as it goes. No tree is built for entity data: validated
 /// strings and numbers are copied as byte spans.
 ///
+/// A V2 `__metadata.type` value as `JSONTranscoder.v2Type` resolved it (a class: handed
+/// out per entity with one retain). Immutable.
+final class V2TypeMemo {
+    /// The value's bytes as written (no escapes).
+    let bytes: [UInt8]
+    let name: String
+    /// `PayloadModelIndex.type(name)`.
+    let info: PayloadTypeInfo?
+    /// `JSONTranscoder.resolvedStructuredName(name)`.
+    let resolved: String?
+
+    init(bytes: [UInt8], name: String, info: PayloadTypeInfo?, resolved: String?) {
+        self.bytes = bytes
+        self.name = name
+        self.info = info
+        self.resolved = resolved
+    }
+}
+
 /// One instance decodes one body on one thread; it borrows the scanner's memory.
 struct JSONTranscoder {
     var s: JSONScanner
@@ -30,6 +49,8 @@ struct JSONTranscoder {
     /// A short list searched in order: a response names one or two types, and a dictionary
     /// cost an allocation and a hash per response.
     var structuredNames: [(name: String, resolved: String?)] = []
+    /// The last V2 `__metadata.type` value met without escapes (`v2Type`).
+    var v2TypeMemo: V2TypeMemo?
     /// Whether `PayloadSpans` are recorded into `rec` while writing (`JSONTranscoder+Spans.swift`).
     let recording: Bool
     var rec: SpanRecorder
@@ -250,6 +271,21 @@ struct JSONTranscoder {
               let n = type.memberNumbers.lookup(p, k.length) else { return nil }
         if chain >= 0 { chains[chain &+ prev &+ 1] = Int32(truncatingIfNeeded: n) }
         return n
+    }
+
+    /// `s.equals(t, text)` inlined for the paths every V2 entity takes: a token without
+    /// escapes is compared here by length and bytes; an escaped one by `equals` (unescaped).
+    @inline(__always) func tokenIs(_ t: JSONScanner.StringToken, _ text: StaticString) -> Bool {
+        if t.escaped { return s.equals(t, text) }
+        let n = text.utf8CodeUnitCount
+        guard t.length == n else { return false }
+        let p = text.utf8Start
+        var i = 0
+        while i < n {
+            if s.base[t.start + i] != p[i] { return false }
+            i += 1
+        }
+        return true
     }
 
     @inline(__always) func memcmpEqual(_ a: Int, _ b: Int, _ n: Int) -> Bool {
