@@ -76,6 +76,20 @@ enum EdmLiteral {
         let local = epochMillis + Int64(offsetMinutes ?? 0) * 60_000
         let (days, msOfDay) = floorDivMod(local, 86_400_000)
         let (y, m, d) = civil(fromDays: days)
+        if y >= 0, y < 10_000, abs(offsetMinutes ?? 0) < 6000 {
+            // The common case (a V2 date in every entity of a page), written into a stack
+            // buffer and appended once: the same text as the general path below.
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { buf in
+                let n = writeISO(year: Int(y), m, d, msOfDay: Int(msOfDay), offsetMinutes: offsetMinutes, into: buf.baseAddress!)
+                out.append(contentsOf: UnsafeBufferPointer(start: buf.baseAddress!, count: n))
+            }
+            return
+        }
+        appendISOGeneral(y, m, d, msOfDay: msOfDay, offsetMinutes: offsetMinutes, into: &out)
+    }
+
+    /// `appendISO(epochMillis:offsetMinutes:into:)` for any year and offset, from the civil date.
+    static func appendISOGeneral(_ y: Int64, _ m: Int, _ d: Int, msOfDay: Int64, offsetMinutes: Int?, into out: inout [UInt8]) {
         appendYear(y, into: &out)
         out.append(UInt8(ascii: "-")); appendPad2(m, into: &out)
         out.append(UInt8(ascii: "-")); appendPad2(d, into: &out)
@@ -102,6 +116,46 @@ enum EdmLiteral {
         } else {
             out.append(UInt8(ascii: "Z"))
         }
+    }
+
+    /// `appendISO(epochMillis:offsetMinutes:into:)`'s text for a year in 0...9999 and an offset
+    /// under 100 hours, written at `p` (at most 29 bytes); returns its length.
+    @inline(__always)
+    static func writeISO(year: Int, _ m: Int, _ d: Int, msOfDay: Int, offsetMinutes: Int?, into p: UnsafeMutablePointer<UInt8>) -> Int {
+        @inline(__always) func two(_ v: Int, _ at: Int) {
+            p[at] = UInt8(truncatingIfNeeded: 48 + v / 10)
+            p[at + 1] = UInt8(truncatingIfNeeded: 48 + v % 10)
+        }
+        two(year / 100, 0)
+        two(year % 100, 2)
+        p[4] = UInt8(ascii: "-"); two(m, 5)
+        p[7] = UInt8(ascii: "-"); two(d, 8)
+        p[10] = UInt8(ascii: "T")
+        let secs = msOfDay / 1000
+        two(secs / 3600, 11)
+        p[13] = UInt8(ascii: ":"); two(secs / 60 % 60, 14)
+        p[16] = UInt8(ascii: ":"); two(secs % 60, 17)
+        var n = 19
+        var millis = msOfDay % 1000
+        if millis > 0 {
+            p[n] = UInt8(ascii: "."); n += 1
+            var divisor = 100
+            while millis > 0 {
+                p[n] = UInt8(truncatingIfNeeded: 48 + millis / divisor); n += 1
+                millis %= divisor
+                divisor /= 10
+            }
+        }
+        if let off = offsetMinutes, off != 0 {
+            p[n] = off < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+")
+            two(abs(off) / 60, n + 1)
+            p[n + 3] = UInt8(ascii: ":")
+            two(abs(off) % 60, n + 4)
+            n += 6
+        } else {
+            p[n] = UInt8(ascii: "Z"); n += 1
+        }
+        return n
     }
 
     /// Two digits, zero-padded; `v` in 0...99 (larger values are written in full).

@@ -49,6 +49,37 @@ struct EdmLiteralTests {
         }
     }
 
+    /// The stack-buffer path of `appendISO(epochMillis:)` (years 0...9999, offsets under 100
+    /// hours) writes exactly what the general path writes, across years, times of day,
+    /// milliseconds and offsets; years and offsets outside it take the general path.
+    @Test func isoFastPathMatchesTheGeneralPath() {
+        func general(_ ms: Int64, _ offset: Int?) -> String {
+            let local = ms + Int64(offset ?? 0) * 60_000
+            let (days, msOfDay) = EdmLiteral.floorDivMod(local, 86_400_000)
+            let (y, m, d) = EdmLiteral.civil(fromDays: days)
+            var out: [UInt8] = []
+            EdmLiteral.appendISOGeneral(y, m, d, msOfDay: msOfDay, offsetMinutes: offset, into: &out)
+            return String(decoding: out, as: UTF8.self)
+        }
+        var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next() -> UInt64 {
+            seed ^= seed << 13; seed ^= seed >> 7; seed ^= seed << 17
+            return seed
+        }
+        let bounds: [Int64] = [-62_135_596_800_000, -62_135_596_800_001, 253_402_300_799_999, 253_402_300_800_000,
+                               0, -1, 1, 999, 1000, 86_399_999, 86_400_000, 8_640_000_000_000_000, -8_640_000_000_000_000]
+        var values = bounds
+        for _ in 0..<4000 { values.append(Int64(bitPattern: next()) % 300_000_000_000_000) }
+        let offsets: [Int?] = [nil, 0, 1, -1, 60, -330, 5999, -5999, 6000, -6000, 99_999]
+        for ms in values {
+            for offset in offsets {
+                #expect(EdmLiteral.iso(epochMillis: ms, offsetMinutes: offset) == general(ms, offset), "\(ms) \(String(describing: offset))")
+            }
+        }
+        #expect(EdmLiteral.iso(epochMillis: 253_402_300_800_000, offsetMinutes: nil) == "10000-01-01T00:00:00Z")
+        #expect(EdmLiteral.iso(epochMillis: 1_704_067_200_001, offsetMinutes: -330) == "2023-12-31T18:30:00.001-05:30")
+    }
+
     /// Found by the Atom helper: a year of 14 digits overflowed Int64 milliseconds and trapped.
     @Test func hugeYearsAreRejectedNotOverflowed() {
         #expect(EdmLiteral.epochMillis(fromISO: "99999999999999-01-01T00:00:00Z") == nil)
