@@ -137,6 +137,42 @@ import Foundation
         #expect(r.json == ##"{"value":[{"@odata.type":"#RefScenario.Manager","EmployeeId":"1"},{"EmployeeId":"2"}]}"##)
     }
 
+    /// The decoder remembers the last `__metadata.type` of a feed (`V2TypeMemo`) and compares
+    /// `__metadata`'s keys and `__deferred` inline: each entity of a feed whose types alternate,
+    /// repeat, come escaped or twice, name a type the model does not know, or whose keys are
+    /// escaped, decodes exactly as it does alone; deferred navigations are dropped and inline
+    /// ones (a to-one entity, a to-many feed) written with their types.
+    @Test func metadataMemoGivesWhatEachEntityGivesAlone() throws {
+        let entities = [
+            #"{"__metadata":{"uri":"Employees('1')","type":"RefScenario.Manager","etag":"W/\"1\""},"EmployeeId":"1","ne_Manager":{"__deferred":{"uri":"Employees('1')/ne_Manager"}}}"#,
+            #"{"__metadata":{"type":"RefScenario.Employee","etag":"W/\"2\""},"EmployeeId":"2","ne_Team":{"__metadata":{"type":"RefScenario.Team"},"Id":"1","Name":"T"}}"#,
+            #"{"__metadata":{"type":"RefScenario.Manager"},"EmployeeId":"3","nm_Employees":{"results":[{"__metadata":{"type":"RefScenario.Employee"},"EmployeeId":"4"}]}}"#,
+            #"{"__metadata":{"type":"RefScenario.Manager"},"EmployeeId":"5"}"#,
+            #"{"__metadata":{"\u0074ype":"RefScenario\u002EManager","\u0065tag":"W/\"6\""},"EmployeeId":"6"}"#,
+            #"{"__metadata":{"type":"RefScenario.Manager","type":"RefScenario.Employee"},"EmployeeId":"7"}"#,
+            #"{"__metadata":{"type":"RefScenario.Employee"},"EmployeeId":"8"}"#,
+            #"{"__metadata":{"type":"RefScenario.Unknown"},"EmployeeId":"9"}"#,
+            #"{"__metadata":{"uri":"Employees('10')"},"EmployeeId":"10","ne_Room":{"__deferred":{"uri":"x"}}}"#,
+        ]
+        func decode(_ items: [String]) throws -> DecodedPayload {
+            let body = Array(#"{"d":{"results":["#.utf8) + Array(items.joined(separator: ",").utf8) + Array("]}}".utf8)
+            return try PayloadDecoder.decode(body, contentType: nil, version: .v2, model: model, entitySet: "Employees", spans: true)
+        }
+        let feed = try decode(entities)
+        #expect(feed.entityCount == entities.count)
+        for (i, e) in entities.enumerated() {
+            let alone = try decode([e])
+            #expect(feed.value["value"]?[i] == alone.value["value"]?[0], "entity \(i)")
+        }
+        let v = feed.value["value"]
+        #expect(v?[0]?["@odata.type"] == "#RefScenario.Manager" && v?[0]?["@odata.etag"] == #"W/"1""#)
+        #expect(v?[0]?["ne_Manager"] == nil && v?[8]?["ne_Room"] == nil)
+        #expect(v?[1]?["@odata.type"] == nil && v?[1]?["ne_Team"]?["Name"] == "T")
+        #expect(v?[2]?["nm_Employees"]?[0]?["EmployeeId"] == "4")
+        #expect(v?[4]?["@odata.type"] == "#RefScenario.Manager" && v?[4]?["@odata.etag"] == #"W/"6""#)
+        #expect(v?[5]?["@odata.type"] == nil && v?[6]?["@odata.type"] == nil)
+    }
+
     @Test func typedConversionsFromTheModel() throws {
         func one(_ set: String, _ literal: String) throws -> JSONValue? {
             let body = Array(#"{"d":{"Id":\#(literal)}}"#.utf8)
