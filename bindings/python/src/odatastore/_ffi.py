@@ -390,6 +390,12 @@ def _declare(lib: ctypes.CDLL) -> None:
         fn = getattr(lib, name)
         fn.restype = restype
         fn.argtypes = argtypes
+    # ods_response_json as bytes in one call (the JSON is a NUL-terminated string without NULs:
+    # ctypes copies it with strlen; no length out-parameter to allocate)
+    json_cstr = lib["ods_response_json"]
+    json_cstr.restype = c_char_p
+    json_cstr.argtypes = [c_void_p, c_void_p]
+    lib._response_json_cstr = json_cstr  # type: ignore[attr-defined]
 
 
 def load() -> ctypes.CDLL:

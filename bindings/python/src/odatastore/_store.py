@@ -205,12 +205,47 @@ class EntityList(list[Entity]):
         return f"EntityList({list.__repr__(self)}, total_count={self.total_count!r}, next_link={self.next_link!r})"
 
 
+_new_entity = Entity.__new__
+_dict_init = dict.__init__
+_CLEAN = EntityState.CLEAN
+
+
+def _as_entity(obj: dict[str, Any]) -> Entity:
+    """``Entity(obj)`` without the keyword handling (the hot path of every read)."""
+    if _PENDING in obj or _ERROR in obj:
+        return Entity(obj)
+    e = _new_entity(Entity)
+    _dict_init(e, obj)
+    e.etag = e.pop("@odata.etag", None)
+    e.pending_state = _CLEAN
+    return e
+
+
 def _entity_hook(obj: dict[str, Any]) -> dict[str, Any]:
-    return Entity(obj) if "@odata.etag" in obj or _PENDING in obj or _ERROR in obj else obj
+    return _as_entity(obj) if "@odata.etag" in obj or _PENDING in obj or _ERROR in obj else obj
 
 
 _DECODER = json.JSONDecoder()
 _ENTITY_DECODER = json.JSONDecoder(object_hook=_entity_hook)  # made once: json.loads(object_hook=) makes one a call
+_SCAN: Callable[[str, int], tuple[Any, int]] = _DECODER.scan_once  # type: ignore[attr-defined]  # the C scanner behind decode(), without its whitespace regexes
+
+
+def _decode_payload(text: str) -> Any:
+    """The canonical JSON ``text`` (not empty) parsed; objects with an ETag or the offline
+    annotations become :class:`Entity`. The usual payload (one entity whose ETag, if any,
+    comes first, or no ETag anywhere) skips the per-object hook: the caller makes the
+    top-level object an Entity."""
+    if '"@odatastore.' in text or text.find('"@odata.etag"', 2) >= 0:
+        return _ENTITY_DECODER.decode(text)
+    try:
+        obj, end = _SCAN(text, 0)
+    except StopIteration:
+        obj, end = None, -1
+    if end != len(text):  # leading or trailing whitespace, or not JSON: decode() says which
+        return _DECODER.decode(text)
+    if isinstance(obj, dict) and "@odata.etag" in obj:
+        return _as_entity(obj)
+    return obj
 
 
 def _read_headers(lib: ctypes.CDLL, ptr: int) -> list[tuple[str, str]]:
@@ -287,9 +322,8 @@ class Response:
         _errors.check(lib, lib.ods_response_dup(ctypes.byref(ref), ptr))
         self._lib = lib
         self._ptr = ref.value
-        size = ctypes.c_size_t()
-        jptr = lib.ods_response_json(ref.value, ctypes.byref(size))
-        self.json_text = ctypes.string_at(jptr, size.value).decode("utf-8") if jptr and size.value else ""
+        raw = lib._response_json_cstr(ref.value, None)
+        self.json_text = raw.decode("utf-8") if raw else ""
         self._status = self._headers = self._body = self._etag = self._next_link = _UNREAD
         self._count = self._entity_count = self._is_local = _UNREAD
         self._data = None
@@ -383,13 +417,13 @@ class Response:
         data: Any = None
         if self.json_text:
             text = self.json_text
-            obj = (_ENTITY_DECODER if '"@odata.etag"' in text or '"@odatastore.' in text else _DECODER).decode(text)
+            obj = _decode_payload(text)
             if isinstance(obj, dict) and isinstance(obj.get("value"), list) and not (
                     self.entity_count == 1 and not isinstance(obj, Entity) and "@odata.count" not in obj
                     and len(obj["value"]) != 1):
                 items = obj["value"]
                 if all(isinstance(x, dict) for x in items):
-                    entities = [x if isinstance(x, Entity) else Entity(x) for x in items]
+                    entities = [x if isinstance(x, Entity) else _as_entity(x) for x in items]
                     if types is not None and path is not None:
                         types.type_entities(path, entities)
                     count = obj.get("@odata.count")
@@ -402,7 +436,7 @@ class Response:
                     k == "value" or k.startswith("@") for k in obj):
                 data = obj["value"]
             elif isinstance(obj, dict):
-                entity = obj if isinstance(obj, Entity) else Entity(obj)
+                entity = obj if isinstance(obj, Entity) else _as_entity(obj)
                 if entity.etag is None and self.etag is not None:
                     entity.etag = self.etag
                 if types is not None and path is not None:
@@ -766,17 +800,50 @@ class _Settled:
         return event.wait(timeout)
 
 
+_F_PENDING = concurrent.futures._base.PENDING
+_F_FINISHED = concurrent.futures._base.FINISHED
+_F_CANCELLED = (concurrent.futures._base.CANCELLED, concurrent.futures._base.CANCELLED_AND_NOTIFIED)
+_F_DONE = (*_F_CANCELLED, _F_FINISHED)
+_F_LOGGER = concurrent.futures._base.LOGGER
+_condition_lock = threading.Lock()   # makes the futures' Conditions (_StoreFuture._condition)
+
+
 class _StoreFuture(concurrent.futures.Future[Any]):
     """A future whose outcome a store delivers through its dispatch mode: ``cancel()`` also
     cancels the work behind it; in a store with dispatch "queue", ``result()`` delivers the
     store's callbacks while it waits when no event loop on another thread does. The one
-    implementation behind :class:`RequestFuture` and :class:`OperationFuture`."""
+    implementation behind :class:`RequestFuture` and :class:`OperationFuture`.
+
+    Lighter than the base class where requests spend their time: the base class makes a
+    :class:`threading.Condition` per future; this one guards its state with a plain
+    :class:`threading.RLock` (C code) and makes the Condition (around that same lock) only when
+    something waits on it (``concurrent.futures.wait``/``as_completed``, ``cancel``, the base
+    class's other methods). ``set_result``, ``add_done_callback``, ``done`` and a ``result``
+    that is ready take only the lock. Same states, same attributes, same behaviour."""
 
     def __init__(self, store: "Store", settled: Union[threading.Event, _Settled], cancel: Callable[[], None]) -> None:
-        super().__init__()
+        # concurrent.futures.Future.__init__ without its Condition (see _condition)
+        self._flock = threading.RLock()
+        self._cond: Optional[threading.Condition] = None
+        self._state = _F_PENDING
+        self._result = None
+        self._exception = None
+        self._waiters: list[Any] = []
+        self._done_callbacks: list[Callable[[Any], object]] = []
         self._store = store
         self._settled = settled
         self._cancel_work = cancel
+
+    @property
+    def _condition(self) -> threading.Condition:  # type: ignore[override]
+        """The base class's Condition, made on first use, around the future's lock."""
+        cond = self._cond
+        if cond is None:
+            with _condition_lock:
+                cond = self._cond
+                if cond is None:
+                    cond = self._cond = threading.Condition(self._flock)
+        return cond
 
     def cancel(self) -> bool:
         cancelled = super().cancel()
@@ -784,11 +851,42 @@ class _StoreFuture(concurrent.futures.Future[Any]):
             self._cancel_work()
         return cancelled
 
+    def done(self) -> bool:
+        return self._state in _F_DONE
+
+    def add_done_callback(self, fn: Callable[[Any], object]) -> None:
+        with self._flock:
+            if self._state not in _F_DONE:
+                self._done_callbacks.append(fn)
+                return
+        try:
+            fn(self)
+        except Exception:
+            _F_LOGGER.exception("exception calling callback for %r", self)
+
+    def set_result(self, result: Any) -> None:
+        with self._flock:
+            state = self._state
+            if state not in _F_DONE:
+                self._result = result
+                self._state = _F_FINISHED
+                for waiter in self._waiters:
+                    waiter.add_result(self)
+                cond = self._cond
+                if cond is not None:
+                    cond.notify_all()
+        if state in _F_DONE:
+            raise concurrent.futures.InvalidStateError(f"{state}: {self!r}")
+        self._invoke_callbacks()  # type: ignore[attr-defined]
+
     def _wait(self, timeout: Optional[float]) -> None:
         self._store._wait_for(self._settled, timeout, self.done)
 
     def result(self, timeout: Optional[float] = None) -> Any:
-        self._wait(timeout)
+        if self._state is not _F_FINISHED:
+            self._wait(timeout)
+        if self._state is _F_FINISHED and self._exception is None:
+            return self._result
         return super().result(0)
 
     def exception(self, timeout: Optional[float] = None) -> Optional[BaseException]:

@@ -1,0 +1,186 @@
+"""odatastore binding: the cheaper per-request paths of docs/python.md ("Costs per request")
+behave as the long ways they replace, against the real V4 (odatapy) and V2 (pyslet) servers
+and on their own:
+
+* the request future guards its state with a plain lock and makes the base class's Condition
+  only when something waits on it: concurrent.futures.wait / as_completed, result(timeout),
+  cancel, callbacks added before and after the outcome, a second outcome refused;
+* a payload is parsed by the C scanner without the per-object hook when it has at most one
+  ETag, first: the results equal json's own (nested entities still become Entity objects,
+  whitespace and bad JSON take the full decoder);
+* the typing plans call the C form of a converter (int, Decimal, date, datetime with "Z",
+  the 36-character UUID) and fall back to the converter when it refuses a value.
+"""
+import concurrent.futures
+import datetime
+import decimal
+import json
+import threading
+import uuid
+
+import pytest
+
+import odatastore
+from odatastore import _store, _values
+
+BOUND = 60
+
+
+@pytest.fixture(scope="module", params=["v4", "v2"])
+def server(request):
+    return request.getfixturevalue(f"{request.param}_server")
+
+
+def test_futures_with_wait_and_as_completed(server):
+    with odatastore.Store(server.url, max_connections=4) as store:
+        futures = [store.submit("READ", f"Products({i})") for i in range(1, 13)]
+        done, pending = concurrent.futures.wait(futures, timeout=BOUND)
+        assert not pending and len(done) == 12
+        assert [f.result()["ID"] for f in futures] == list(range(1, 13))
+        again = [store.submit("READ", f"Products({i})") for i in range(1, 7)]
+        seen = sorted(f.result()["ID"] for f in concurrent.futures.as_completed(again, timeout=BOUND))
+        assert seen == list(range(1, 7))
+        first = store.submit("READ", "Products(999999)")
+        ok = store.submit("READ", "Products(3)")
+        done, _ = concurrent.futures.wait([first, ok], timeout=BOUND,
+                                          return_when=concurrent.futures.FIRST_EXCEPTION)
+        assert first in done or ok in done
+        assert isinstance(first.exception(BOUND), odatastore.NotFoundError)
+        with pytest.raises(odatastore.NotFoundError):
+            first.result(BOUND)
+        assert ok.result(BOUND).etag is not None and not ok.cancelled() and not ok.running()
+
+
+def test_future_callbacks_before_and_after_and_a_second_outcome(server):
+    with odatastore.Store(server.url) as store:
+        calls = []
+        got = threading.Event()
+        fut = store.submit("READ", "Products(4)")
+        fut.add_done_callback(lambda f: (calls.append(("before", f.result()["ID"])), got.set()))
+        assert fut.result(BOUND)["ID"] == 4 and got.wait(BOUND) and fut.done()
+        fut.add_done_callback(lambda f: calls.append(("after", f.result()["ID"])))
+        assert calls == [("before", 4), ("after", 4)]
+        with pytest.raises(concurrent.futures.InvalidStateError):
+            fut.set_result("twice")
+        assert fut.result()["ID"] == 4
+        assert "finished" in repr(fut)
+
+
+def test_future_waited_on_by_another_thread_and_cancelled(server):
+    with odatastore.Store(server.url) as store:
+        store.wait_open(BOUND)
+        futures = [store.submit("READ", f"Products({i})") for i in range(1, 5)]
+        results = []
+        waiter = threading.Thread(target=lambda: results.extend(f.result(BOUND)["ID"] for f in futures))
+        waiter.start()
+        waiter.join(BOUND)
+        assert results == [1, 2, 3, 4]
+        slow = store.submit("READ", "Products?$top=200")
+        if slow.cancel():  # cancelled before it finished: the request is cancelled too
+            assert slow.cancelled() and slow.done()
+            with pytest.raises(concurrent.futures.CancelledError):
+                slow.result(BOUND)
+        else:
+            assert len(slow.result(BOUND)) == 200
+
+
+def test_store_future_alone():
+    """The future's own state machine (the store part is not used once it is done)."""
+    class NoStore:
+        def _wait_for(self, event, timeout, is_done):
+            return is_done()
+
+    fut = _store._StoreFuture(NoStore(), _store._Settled(), lambda: None)
+    assert not fut.done() and fut._cond is None
+    with pytest.raises(concurrent.futures.TimeoutError):
+        fut.result(0)
+    assert fut._cond is not None  # the base class waited on its Condition
+    fut.set_exception(ValueError("x"))
+    assert isinstance(fut.exception(), ValueError)
+    with pytest.raises(ValueError):
+        fut.result()
+    with pytest.raises(concurrent.futures.InvalidStateError):
+        fut.set_result(1)
+    other = _store._StoreFuture(NoStore(), _store._Settled(), lambda: None)
+    cancelled = []
+    other2 = _store._StoreFuture(NoStore(), _store._Settled(), lambda: cancelled.append(1))
+    assert other2.cancel() and cancelled == [1] and other2.cancelled()
+    with pytest.raises(concurrent.futures.InvalidStateError):
+        other2.set_result(1)
+    other.set_result(None)
+    assert other.result() is None and other._cond is None  # a ready result takes only the lock
+    assert other.exception() is None
+
+
+PAYLOADS = [
+    '{"@odata.etag":"W/\\"1\\"","ID":1,"Name":"a","Nested":{"X":1}}',
+    '{"ID":1,"Name":"no etag"}',
+    '{"value":[{"@odata.etag":"W/\\"1\\"","ID":1},{"@odata.etag":"W/\\"2\\"","ID":2}]}',
+    '{"@odata.etag":"W/\\"1\\"","ID":1,"Items":[{"@odata.etag":"W/\\"9\\"","ID":9}]}',
+    '{"ID":1,"Text":"say \\"@odata.etag\\" here"}',
+    '{"ID":1,"@odatastore.pending":true}',
+    '{"value":[1,2,3]}',
+    ' {"ID":1} ',
+    '[1,2]',
+    '"text"',
+]
+
+
+@pytest.mark.parametrize("text", PAYLOADS)
+def test_payload_decode_equals_the_hooked_decoder(text):
+    fast = _store._decode_payload(text)
+    slow = _store._ENTITY_DECODER.decode(text)
+    assert fast == slow and type(fast) is type(slow) or (
+        isinstance(fast, dict) and not isinstance(slow, _store.Entity) and fast == slow)
+
+    def walk(a, b):
+        if isinstance(b, _store.Entity):
+            assert isinstance(a, _store.Entity) and a.etag == b.etag and a.pending_state == b.pending_state
+        if isinstance(b, dict):
+            for k in b:
+                walk(a[k], b[k])
+        elif isinstance(b, list):
+            for x, y in zip(a, b):
+                walk(x, y)
+    walk(fast, slow)
+
+
+def test_payload_decode_refuses_bad_json():
+    for text in ('{"ID":1', '{"ID":1} x', 'nope'):
+        with pytest.raises(json.JSONDecodeError):
+            _store._decode_payload(text)
+
+
+def test_fast_entity_equals_entity():
+    obj = {"@odata.etag": 'W/"3"', "ID": 3}
+    a, b = _store._as_entity(dict(obj)), _store.Entity(dict(obj))
+    assert a == b and a.etag == b.etag == 'W/"3"' and a.pending_state == b.pending_state
+    pending = _store._as_entity({"ID": 1, "@odatastore.pending": True})
+    assert pending.pending_state == odatastore.EntityState.PENDING and "@odatastore.pending" not in pending
+
+
+@pytest.mark.parametrize("conv,values", [
+    (_values._int, ["1000", "-7", " 12 ", "x", 5, None]),
+    (_values._decimal, ["37.37", "1e3", "x", 3, 1.5]),
+    (_values._date, ["2020-01-02", "2020-13-01", "x"]),
+    (_values._time, ["01:02:03", "01:02:03.5", "x"]),
+    (_values._datetime, ["2024-01-01T01:00:00Z", "2024-01-01T01:00:00z", "2024-01-01T01:00:00",
+                         "2024-01-01T01:00:00+02:00", "2024-01-01T01:00:00.123456Z", "x"]),
+    (_values._guid, ["0cc4150d-ef37-5878-a93d-8c5321885e54", "0CC4150D-EF37-5878-A93D-8C5321885E54",
+                     "{0cc4150d-ef37-5878-a93d-8c5321885e54}", "urn:uuid:0cc4150d-ef37-5878-a93d-8c5321885e54",
+                     "0cc4150def375878a93d8c5321885e54", "0cc4150d-ef37-5878-a93d-8c5321885e5x", "x" * 36]),
+])
+def test_plan_conversions_equal_the_converters(conv, values):
+    plan = _values._FlatPlan((("P", conv),), ())
+    for v in values:
+        entity = {"P": v}
+        plan.apply([entity])
+        try:
+            want = None if v is None else conv(v)
+        except (ValueError, TypeError, decimal.InvalidOperation):
+            want = v
+        assert entity["P"] == want and type(entity["P"]) is type(want), v
+        if isinstance(want, datetime.datetime):
+            assert entity["P"].utcoffset() == want.utcoffset()
+        if isinstance(want, uuid.UUID):
+            assert str(entity["P"]) == str(want) and entity["P"].is_safe == want.is_safe
