@@ -8,6 +8,10 @@ and on their own:
 * a payload is parsed by the C scanner without the per-object hook when it has at most one
   ETag, first: the results equal json's own (nested entities still become Entity objects,
   whitespace and bad JSON take the full decoder);
+* Store.submit without options makes, completes and starts its request in one C call
+  (ods_request_submit) and a response is kept with its JSON in one (ods_response_retain_json):
+  the request behind the future has its id, state and cancel, errors are raised at once, the
+  default delegate still gets the callbacks;
 * the typing plans call the C form of a converter (int, Decimal, date, datetime with "Z",
   the 36-character UUID) and fall back to the converter when it refuses a value.
 """
@@ -184,3 +188,62 @@ def test_plan_conversions_equal_the_converters(conv, values):
             assert entity["P"].utcoffset() == want.utcoffset()
         if isinstance(want, uuid.UUID):
             assert str(entity["P"]) == str(want) and entity["P"].is_safe == want.is_safe
+
+
+def test_submit_in_one_call_keeps_the_request_usable(server):
+    """Store.submit without options makes and starts the request with ods_request_submit:
+    the request behind the future has its handle (id, state, cancel) from its callbacks on."""
+    with odatastore.Store(server.url) as store:
+        store.wait_open(BOUND)
+        seen = []
+        got = threading.Event()
+
+        def done(f):
+            seen.append((f.request.id, f.request.state, f.result()["ID"]))
+            got.set()
+
+        fut = store.submit("READ", "Products(2)")
+        fut.add_done_callback(done)
+        assert fut.result(BOUND)["ID"] == 2 and got.wait(BOUND)
+        assert seen[0][0] == fut.request.id != 0 and seen[0][2] == 2
+        assert fut.request.state in (odatastore.RequestState.RUNNING, odatastore.RequestState.FINISHED)
+        assert fut.request.done and fut.request.result() == fut.result()
+        ids = {store.submit("READ", f"Products({i})").request.id for i in range(1, 6)}
+        assert len(ids) == 5
+        with pytest.raises(odatastore.NotFoundError):
+            store.submit("READ", "Products(999999)").result(BOUND)
+        # refused at once: raised by submit, nothing left in flight
+        with pytest.raises(odatastore.InvalidArgumentError):
+            store.submit("READ", "Products(1)#fragment")
+        with pytest.raises(odatastore.InvalidArgumentError):
+            store.submit("CREATE", "Products", "{not json")
+        # with options: the long way (ods_request_new, then start), same results
+        assert store.submit("READ", "Products(3)", timeout=30).result(BOUND)["ID"] == 3
+        # the default delegate gets the callbacks of a submitted request too
+        class Delegate(odatastore.RequestDelegate):
+            def __init__(self):
+                self.events = []
+
+            def finished(self, request):
+                self.events.append(request.path)
+        delegate = Delegate()
+        store.set_default_delegate(delegate)
+        assert store.submit("READ", "Products(4)").result(BOUND)["ID"] == 4
+        assert delegate.events == ["Products(4)"]
+        store.set_default_delegate(None)
+    with pytest.raises(odatastore.ClosedError):
+        store.submit("READ", "Products(1)")
+
+
+def test_submitted_request_cancelled_through_its_future(server):
+    with odatastore.Store(server.url, max_connections=1) as store:
+        store.wait_open(BOUND)
+        futures = [store.submit("READ", "Products?$top=100") for _ in range(6)]
+        last = futures[-1]
+        if last.cancel():
+            with pytest.raises(concurrent.futures.CancelledError):
+                last.result(BOUND)
+            assert last.request.done or last.request._done.wait(BOUND)
+            assert last.request.state == odatastore.RequestState.CANCELLED
+        for f in futures[:-1]:
+            assert len(f.result(BOUND)) == 100

@@ -298,6 +298,8 @@ _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "ods_key_mapping_list_free": (None, [c_void_p]),
     "ods_request_new": (c_int, [ctypes.POINTER(c_void_p), c_void_p, c_int, c_char_p, c_char_p]),
     "ods_request_free": (None, [c_void_p]),
+    "ods_request_submit": (c_void_p, [c_void_p, c_int, c_char_p, c_char_p, COMPLETION_CB, c_void_p]),
+    "ods_response_retain_json": (c_char_p, [c_void_p, c_void_p]),  # a NUL-terminated JSON: bytes
     "ods_request_set_delegate": (c_int, [c_void_p, ctypes.POINTER(RequestDelegateStruct)]),
     "ods_request_set_completion": (c_int, [c_void_p, COMPLETION_CB, c_void_p]),
     "ods_request_set_context": (c_int, [c_void_p, c_void_p]),
@@ -390,12 +392,6 @@ def _declare(lib: ctypes.CDLL) -> None:
         fn = getattr(lib, name)
         fn.restype = restype
         fn.argtypes = argtypes
-    # ods_response_json as bytes in one call (the JSON is a NUL-terminated string without NULs:
-    # ctypes copies it with strlen; no length out-parameter to allocate)
-    json_cstr = lib["ods_response_json"]
-    json_cstr.restype = c_char_p
-    json_cstr.argtypes = [c_void_p, c_void_p]
-    lib._response_json_cstr = json_cstr  # type: ignore[attr-defined]
 
 
 def load() -> ctypes.CDLL:

@@ -318,11 +318,13 @@ class Response:
         reference to it, and its JSON copied."""
         self = cls.__new__(cls)
         self._ptr = None
-        ref = ctypes.c_void_p()
-        _errors.check(lib, lib.ods_response_dup(ctypes.byref(ref), ptr))
+        # one call: a new reference (the same pointer) and the JSON as bytes (ctypes copies
+        # the NUL-terminated string; the canonical JSON has no NUL bytes)
+        raw = lib.ods_response_retain_json(ptr, None)
+        if raw is None:
+            raise _errors.last_any(lib)
         self._lib = lib
-        self._ptr = ref.value
-        raw = lib._response_json_cstr(ref.value, None)
+        self._ptr = ptr
         self.json_text = raw.decode("utf-8") if raw else ""
         self._status = self._headers = self._body = self._etag = self._next_link = _UNREAD
         self._count = self._entity_count = self._is_local = _UNREAD
@@ -734,6 +736,8 @@ _on_finished = _ffi.FINISHED_CB(_on_finished_py)
 def _on_completion_py(req_ptr: Optional[int], resp_ptr: Optional[int], error: Any, ctx: Optional[int]) -> None:
     req = _live.pop(ctx, None) if ctx else None  # the last callback of the request
     if req is not None:
+        if req._handle is None:  # ods_request_submit has not returned yet: the same handle
+            req._handle = req_ptr
         req._deliver(req._cb_completion, resp_ptr, error)
 
 
@@ -1140,7 +1144,8 @@ class Request:
                  etag: Optional[str] = None, headers: Optional[Mapping[str, str]] = None,
                  all_pages: bool = False, timeout: Optional[float] = None, context: Any = None,
                  delegate: Optional[RequestDelegate] = None,
-                 on_complete: Optional[CompletionCallback] = None, route: Optional[str] = None) -> None:
+                 on_complete: Optional[CompletionCallback] = None, route: Optional[str] = None,
+                 _submit: bool = False) -> None:
         lib = store._lib
         self.store = store
         self.mode = _mode(mode)
@@ -1168,6 +1173,23 @@ class Request:
             if etag is None and isinstance(body, Entity):
                 etag = body.etag
             body_text = _values.dumps(body, store._write_types(path, body) if isinstance(body, dict) else None)
+        if _submit:  # Store.submit without options: created, completed and started in one call
+            self._future = RequestFuture(self)
+            self._started = True
+            _live[self._key] = self
+            try:
+                with store._use():
+                    started = lib.ods_request_submit(store._handle, int(self.mode), _c(path), _c(body_text),
+                                                     _on_completion, self._key)
+                if not started:
+                    raise _errors.last_any(lib)
+            except BaseException:
+                _live.pop(self._key, None)
+                raise
+            # The completion may have run already on the callback thread: it set the same
+            # handle (_on_completion_py), so that its callbacks could use the request.
+            self._handle = started
+            return
         handle = ctypes.c_void_p()
         with store._use():
             _errors.check(lib, lib.ods_request_new(ctypes.byref(handle), store._handle, int(self.mode),
@@ -2281,6 +2303,8 @@ class Store:
     def submit(self, mode: ModeLike, path: str, body: Any = None, **options: Any) -> RequestFuture:
         """Starts a request and returns a :class:`concurrent.futures.Future` of its typed
         result (``future.request`` is the :class:`Request`; ``future.cancel()`` cancels it)."""
+        if not options and self._default_delegate is None:  # one C call (ods_request_submit)
+            return cast(RequestFuture, Request(self, mode, path, body, _submit=True)._future)
         req = self.request(mode, path, body, **options)
         fut = req.future
         req.start()
