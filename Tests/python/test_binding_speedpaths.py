@@ -12,6 +12,7 @@ and on their own:
   (ods_request_submit) and a response is kept with its JSON in one (ods_response_retain_json):
   the request behind the future has its id, state and cancel, errors are raised at once, the
   default delegate still gets the callbacks;
+* a finished request keeps its future weakly, so no cycle is left for the GC;
 * the typing plans call the C form of a converter (int, Decimal, date, datetime with "Z",
   the 36-character UUID) and fall back to the converter when it refuses a value.
 """
@@ -247,3 +248,40 @@ def test_submitted_request_cancelled_through_its_future(server):
             assert last.request.state == odatastore.RequestState.CANCELLED
         for f in futures[:-1]:
             assert len(f.result(BOUND)) == 100
+
+
+def test_finished_requests_are_freed_without_the_cyclic_gc(server):
+    """A finished request keeps its future weakly: request, future, response and entity go
+    as soon as the application drops them (no cycle left for the GC), and request.future
+    stays the same object while anyone holds it."""
+    import gc
+    import weakref
+    with odatastore.Store(server.url) as store:
+        store.wait_open(BOUND)
+        gc.collect()
+        gc.disable()
+        try:
+            fut = store.submit("READ", "Products(6)")
+            req = fut.request
+            assert fut.result(BOUND)["ID"] == 6
+            req._done.wait(BOUND)
+            assert req.future is fut and fut.request is req
+            gone = weakref.ref(fut)
+            del fut
+            assert gone() is None  # no cycle kept it
+            again = req.future  # a new future, already settled with the same result
+            assert again.done() and again.result()["ID"] == 6 and req.future is again
+            request_gone = weakref.ref(req)
+            del req, again
+            assert request_gone() is None
+            # the long way (store.request + future + start) too
+            r = store.request("READ", "Products(7)")
+            f = r.future
+            r.start()
+            assert f.result(BOUND)["ID"] == 7
+            r._done.wait(BOUND)
+            gone_r = weakref.ref(r)
+            del r, f
+            assert gone_r() is None
+        finally:
+            gc.enable()

@@ -1160,6 +1160,10 @@ class Request:
         self._result: Any = None
         self._done = _Settled()
         self._future: Optional[RequestFuture] = None
+        # After the last callback the request keeps its future weakly (_finish): the future
+        # keeps its request (future.request), so a strong link both ways would be a cycle,
+        # left with its responses and C handles to the cyclic GC instead of freed at once.
+        self._future_ref: Optional["weakref.ref[RequestFuture]"] = None
         self._aio: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[Any]]] = []
         self._lock = threading.Lock()
         self._started = False
@@ -1173,22 +1177,8 @@ class Request:
             if etag is None and isinstance(body, Entity):
                 etag = body.etag
             body_text = _values.dumps(body, store._write_types(path, body) if isinstance(body, dict) else None)
-        if _submit:  # Store.submit without options: created, completed and started in one call
-            self._future = RequestFuture(self)
-            self._started = True
-            _live[self._key] = self
-            try:
-                with store._use():
-                    started = lib.ods_request_submit(store._handle, int(self.mode), _c(path), _c(body_text),
-                                                     _on_completion, self._key)
-                if not started:
-                    raise _errors.last_any(lib)
-            except BaseException:
-                _live.pop(self._key, None)
-                raise
-            # The completion may have run already on the callback thread: it set the same
-            # handle (_on_completion_py), so that its callbacks could use the request.
-            self._handle = started
+        if _submit:  # Store.submit without options: the C request is made by _submit_now
+            self._body_text = body_text
             return
         handle = ctypes.c_void_p()
         with store._use():
@@ -1208,6 +1198,28 @@ class Request:
             self.set_timeout(timeout)
         if route is not None:
             self.set_route(route)
+
+    def _submit_now(self) -> RequestFuture:
+        """Store.submit without options: the request made, completed and started in one C
+        call (ods_request_submit); returns its future."""
+        store, lib = self.store, self.store._lib
+        future = self._future = RequestFuture(self)
+        self._started = True
+        _live[self._key] = self
+        try:
+            with store._use():
+                started = lib.ods_request_submit(store._handle, int(self.mode), _c(self.path),
+                                                 _c(self._body_text), _on_completion, self._key)
+            if not started:
+                raise _errors.last_any(lib)
+        except BaseException:
+            _live.pop(self._key, None)
+            self._future = None
+            raise
+        # The completion may have run already on the callback thread: it set the same
+        # handle (_on_completion_py), so that its callbacks could use the request.
+        self._handle = started
+        return future
 
     # -- configuration (before start) ----------------------------------------------------
 
@@ -1287,11 +1299,17 @@ class Request:
     def future(self) -> RequestFuture:
         """A :class:`concurrent.futures.Future` of the result (created on first use)."""
         with self._lock:
-            if self._future is None:
-                self._future = RequestFuture(self)
+            future = self._future
+            if future is None and self._future_ref is not None:
+                future = self._future_ref()
+            if future is None:
+                future = RequestFuture(self)
                 if self._done.is_set():
-                    self._settle_future(self._future)
-            return self._future
+                    self._settle_future(future)
+                    self._future_ref = weakref.ref(future)
+                else:
+                    self._future = future
+            return future
 
     def result(self, timeout: Optional[float] = None) -> Any:
         """Waits for the request (starting it if needed) and returns its typed result, or
@@ -1432,6 +1450,9 @@ class Request:
         with self._lock:
             self._done.set()
             future = self._future
+            if future is not None:  # from now on weakly (see __init__)
+                self._future_ref = weakref.ref(future)
+                self._future = None
             aio, self._aio = self._aio, []
         if future is not None:
             self._settle_future(future)
@@ -2304,7 +2325,7 @@ class Store:
         """Starts a request and returns a :class:`concurrent.futures.Future` of its typed
         result (``future.request`` is the :class:`Request`; ``future.cancel()`` cancels it)."""
         if not options and self._default_delegate is None:  # one C call (ods_request_submit)
-            return cast(RequestFuture, Request(self, mode, path, body, _submit=True)._future)
+            return Request(self, mode, path, body, _submit=True)._submit_now()
         req = self.request(mode, path, body, **options)
         fut = req.future
         req.start()
