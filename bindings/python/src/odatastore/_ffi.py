@@ -226,7 +226,9 @@ REVERT_CB = ctypes.CFUNCTYPE(None, c_void_p, c_int64, c_int, ErrorPtr, c_void_p)
 
 # Callback types. Handles are passed as c_void_p (ints or None in Python).
 STATE_CB = ctypes.CFUNCTYPE(None, c_void_p, c_int, ErrorPtr, c_void_p)
-COMPLETION_CB = ctypes.CFUNCTYPE(None, c_void_p, c_void_p, ErrorPtr, c_void_p)
+# The error is declared c_void_p (None when NULL, as on every success) so ctypes makes no
+# pointer object per call; the binding casts it to ErrorPtr when there is one.
+COMPLETION_CB = ctypes.CFUNCTYPE(None, c_void_p, c_void_p, c_void_p, c_void_p)
 STARTED_CB = ctypes.CFUNCTYPE(None, c_void_p, c_void_p)
 RESPONSE_CB = ctypes.CFUNCTYPE(None, c_void_p, c_void_p, c_void_p)
 FAILED_CB = ctypes.CFUNCTYPE(None, c_void_p, ErrorPtr, c_void_p, c_void_p)

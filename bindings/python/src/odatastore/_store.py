@@ -733,11 +733,13 @@ def _on_finished_py(req_ptr: Optional[int], ctx: Optional[int]) -> None:
 _on_finished = _ffi.FINISHED_CB(_on_finished_py)
 
 
-def _on_completion_py(req_ptr: Optional[int], resp_ptr: Optional[int], error: Any, ctx: Optional[int]) -> None:
+def _on_completion_py(req_ptr: Optional[int], resp_ptr: Optional[int], error: Optional[int], ctx: Optional[int]) -> None:
     req = _live.pop(ctx, None) if ctx else None  # the last callback of the request
     if req is not None:
         if req._handle is None:  # ods_request_submit has not returned yet: the same handle
             req._handle = req_ptr
+        if error:  # BORROWED for this call: read by _cb_completion within it
+            error = ctypes.cast(error, _ffi.ErrorPtr)  # type: ignore[assignment]
         req._deliver(req._cb_completion, resp_ptr, error)
 
 
