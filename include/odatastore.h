@@ -1573,6 +1573,39 @@ ODS_EXTERN int ods_log_set(int level, ods_log_cb callback, void *context);
 /** The level of the current log callback: ODS_LOG_OFF when none is set. Any thread. */
 ODS_EXTERN int ods_log_get_level(void);
 
+/* ---------------------------------------------------------------------------------------
+ * One-call forms for language bindings
+ *
+ * Where each foreign call and each out-parameter is costly (Python's ctypes allocates an
+ * object per out-parameter), these do in one call what the functions they name do in
+ * several, with the same checks, errors and ownership.
+ * ------------------------------------------------------------------------------------- */
+
+/**
+ * Creates a request, sets its completion (may be NULL) and context and starts it: what
+ * ods_request_new, ods_request_set_completion and ods_request_start do one after the other.
+ * Returns the request, OWNED by the caller as one from ods_request_new (release it with
+ * ods_request_free, which does not cancel; ods_request_cancel, ods_request_id,
+ * ods_request_get_state... take it), or NULL when creating or starting it failed: then no
+ * request exists, no callback comes, and ods_error_last() has the error (ODS_EINVAL,
+ * ODS_ECLOSED, ODS_ELIMIT as for those functions). The completion may run on the store's
+ * callback thread before this function returns. The store's default delegate, if any, also
+ * receives the request's callbacks, as for any request.
+ */
+ODS_EXTERN ods_request *ods_request_submit(ods_store *store, int mode, const char *path, const char *body_json,
+                                           ods_completion_cb completion, void *context);
+
+/**
+ * Keeps a response and gives its JSON in one call: takes a new reference to `response`
+ * (as ods_response_dup: the same pointer, now OWNED by the caller, released with
+ * ods_response_free, so a response a callback only borrowed may be kept) and returns
+ * its payload as ods_response_json does, NUL-terminated ("" without one), BORROWED from
+ * that reference (valid until it is released); *out_len (may be NULL) receives its length
+ * in bytes. Returns NULL, taking no reference, for a NULL response (ods_error_last():
+ * ODS_EINVAL). Any thread, while the response is alive.
+ */
+ODS_EXTERN const char *ods_response_retain_json(const ods_response *response, size_t *out_len);
+
 #ifdef __cplusplus
 }
 #endif

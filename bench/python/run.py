@@ -44,35 +44,51 @@ CLIENTS = {
 # Kept below the generated table (edit here, not in docs/benchmarks.md).
 NOTES = """\
 Where the binding's CPU goes (V4, user-space instructions per GET from valgrind callgrind:
-Ir of a 1,000-GET run minus a 0-GET run, divided by 1,000; independent of machine load).
-The library alone (`bench/get/ods_get.c`, same GETs, C callbacks) is about 176,000; the
-binding with bare ctypes (`ods_store_schedule`, a CFUNCTYPE completion that only counts) about
-189,000, and with `json.loads` of the payload about 243,000; python-odata about 4,010,000 and
-pyodata about 3,780,000 (V2).
+Ir of a 1,000-GET run minus a 0-GET run, divided by 1,000, warm-up 0; independent of machine
+load; `bash bench/python/instructions.sh`). The library alone (`bench/get/ods_get.c`, same
+GETs, C callbacks) is about 176,000; python-odata about 4,010,000 and pyodata about 3,780,000
+(V2).
 
 | Binding | Ir per GET | What changed |
 | --- | ---: | --- |
 | 91729df | 720,000 | - |
 | afc867f + 5494b13 | 435,000 | the Response keeps the library's response (`ods_response_dup`) and reads headers, body and the rest on first use (a GET copied ~14 header strings through ~30 ctypes calls); typing planned once per path shape and property names for flat entities; decoders made once; no `threading.local`, no `threading.Event` per request unless a thread waits |
+| 17a8eaa (this branch's start, remeasured) | 439,000 | - |
+| bccdead | 384,000 | request futures guard their state with one `RLock` and make the base class's `Condition` only when something waits (a `concurrent.futures.Future` made, called back, settled and read cost ~30,000 Ir, its `Condition` alone ~8,500); a payload with at most one ETag, first, parsed by `json`'s C scanner without the per-object hook and its whitespace regexes (39,000 -> 27,000 Ir); the typing plans call C converters (`int`, `Decimal`, `date`/`datetime.fromisoformat`, a 36-character UUID built from its int: 12,000 -> ~3,000 Ir) with the Python ones as fallback; the JSON read as bytes (no `c_size_t` out-parameter) |
+| e9827d3 + be7f1c2 | 347,000 | `ods_request_submit` (create, completion and start in one call, the request handed back: was `ods_request_new` with a `c_void_p` out-parameter, `ods_request_set_completion`, `ods_request_start`) and `ods_response_retain_json` (was `ods_response_dup` with an out-parameter, then the JSON); a ctypes out-parameter (`c_void_p()` + `byref`) costs ~9,000 Ir, a plain ctypes call ~2,600 |
+| bea0841 + b625e31 | 336,000 | a finished request keeps its future weakly: the request/future cycle had left every GET's request, future, response and entity to the cyclic GC (18 collections per 1,000 GETs, ~30,000 Ir per GET inclusive of the traversals); now 0 collections; the completion's error pointer arrives as `c_void_p` |
 
-Not in the instruction count: ctypes gave every callback on the library's callback thread a
-new Python thread state (made and destroyed per call, with an mmap and munmap of its frame
-stack, page faults and a new decimal context: `strace -c` showed one mmap, one munmap and a
-gettid per GET). A thread-dispatch store now keeps one thread state for its callback thread
-from its first callback to its CLOSED callback: about 1 page fault and 3 system calls less per
-GET, and 20-25% less CPU per GET in alternating runs (0.26-0.29 against 0.33-0.36 ms).
+So the binding's own part went from about 263,000 to about 160,000 Ir per GET (-39%; the
+whole client -23%). CPU time, the binding of 17a8eaa and this one alternating against one V4
+server, 6 pairs, same library, client on CPU 1 (2026-11-24, load average 3.8: another helper
+was building): median 0.294 ms per GET before, 0.245 after (-17%); the table above is a
+separate run (the run recorded with this text, 9 rounds at load average 4-6: 3.51x V4 and
+3.70x V2, against 2.82x and 2.54x before these changes, at load average 7.6). Not in the instruction count: ctypes gave every callback on the library's
+callback thread a new Python thread state until a thread-dispatch store kept one for its
+callback thread (about 1 page fault and 3 system calls less per GET).
 
-What is left: the library's own cost (`ods_get`: 0.13-0.14 ms CPU per GET on this machine,
-about a third of it in the kernel: poll, futex, the thread hand-offs) is most of the 5x
-budget (python-odata spends 0.84-0.94 ms). Python's part is now about 260,000 Ir per GET:
-the request and its `concurrent.futures.Future` (creation, done-callback, `set_result`), three
-ctypes calls to create and start the request (one `ods_store_schedule` would save about
-15,000 Ir but gives no request handle for `Request.state`/`cancel`), the ctypes callback,
-`json` decoding (~3 us), the converters (Decimal, date, datetime, UUID: ~2 us) and the
-Entity. Reaching 5x would need the per-request Python work roughly quartered (e.g. a C
-function that returns a response's JSON and its ETag in one call, and a completion path
-that delivers several finished requests per callback), or the library's own CPU per GET
-lowered.
+Run-to-run spread under load: two earlier runs of this benchmark at 336,000 Ir per GET in
+the same hour (3 and 5 rounds, load average 3-4.5) gave V4 ratios of 5.75x and 3.83x and V2
+ratios of 3.84x and 3.22x, with the binding's rounds between 0.13 and 0.32 ms per GET: on
+this shared machine the ratio moves more between runs than this session's changes moved it.
+On a quiet machine (load below 1, at the start of this session) the binding of 17a8eaa took
+0.19-0.21 ms per GET and python-odata 0.75-0.87 ms.
+
+What is left: the 5x target is not reachable through the binding alone. The library's own
+GET (`ods_get`, C callbacks) spends 0.15-0.19 ms CPU per GET on this machine when measured
+beside the binding (a third of it in the kernel: poll, futex, the thread hand-offs; about
+18 polls per GET, as libcurl's own baseline), which already is a quarter to a fifth of
+python-odata's 0.75-0.9 ms; the binding adds 0.05-0.1 ms. Python's remaining ~160,000 Ir are
+spread thin: the parse (~25,000, `json`'s scanner making the key and value strings), the
+converters (~10,000), the ctypes callback and the two ctypes calls (~15,000 with the
+arguments' conversion), the future and its done-callback (~15,000), the request object and
+its locks, the application's own callback in `get.py`. What would still help: the library's
+per-GET cost (about 38 allocations, the thread hand-offs, the decode; Sources/ODataStore and
+Sources/ODataProtocol/Payload), a completion path that delivers several finished requests per
+callback (the test server answers one request at a time, so batches hold one completion
+here), and typed values decoded in C (the library knows the Edm types; a call returning an
+entity as a Python-ready structure would skip the string round trip for Int64, Decimal,
+dates and GUIDs).
 """
 
 

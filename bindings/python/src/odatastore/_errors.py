@@ -237,6 +237,15 @@ def last(lib: ctypes.CDLL, code: int) -> Error:
     return make(code, text)
 
 
+def last_any(lib: ctypes.CDLL) -> Error:
+    """The error of the failed synchronous call that returned no status of its own (NULL:
+    ods_request_submit): ods_error_last on this thread."""
+    ptr = lib.ods_error_last()
+    if ptr and ptr.contents.code != 0:
+        return from_struct(ptr)
+    return make(EINVAL, "the library reported a failure without an error")
+
+
 def check(lib: ctypes.CDLL, rc: int) -> int:
     """Raises the matching Error when ``rc`` is negative; returns it otherwise."""
     if rc < 0:

@@ -226,7 +226,9 @@ REVERT_CB = ctypes.CFUNCTYPE(None, c_void_p, c_int64, c_int, ErrorPtr, c_void_p)
 
 # Callback types. Handles are passed as c_void_p (ints or None in Python).
 STATE_CB = ctypes.CFUNCTYPE(None, c_void_p, c_int, ErrorPtr, c_void_p)
-COMPLETION_CB = ctypes.CFUNCTYPE(None, c_void_p, c_void_p, ErrorPtr, c_void_p)
+# The error is declared c_void_p (None when NULL, as on every success) so ctypes makes no
+# pointer object per call; the binding casts it to ErrorPtr when there is one.
+COMPLETION_CB = ctypes.CFUNCTYPE(None, c_void_p, c_void_p, c_void_p, c_void_p)
 STARTED_CB = ctypes.CFUNCTYPE(None, c_void_p, c_void_p)
 RESPONSE_CB = ctypes.CFUNCTYPE(None, c_void_p, c_void_p, c_void_p)
 FAILED_CB = ctypes.CFUNCTYPE(None, c_void_p, ErrorPtr, c_void_p, c_void_p)
@@ -298,6 +300,8 @@ _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "ods_key_mapping_list_free": (None, [c_void_p]),
     "ods_request_new": (c_int, [ctypes.POINTER(c_void_p), c_void_p, c_int, c_char_p, c_char_p]),
     "ods_request_free": (None, [c_void_p]),
+    "ods_request_submit": (c_void_p, [c_void_p, c_int, c_char_p, c_char_p, COMPLETION_CB, c_void_p]),
+    "ods_response_retain_json": (c_char_p, [c_void_p, c_void_p]),  # a NUL-terminated JSON: bytes
     "ods_request_set_delegate": (c_int, [c_void_p, ctypes.POINTER(RequestDelegateStruct)]),
     "ods_request_set_completion": (c_int, [c_void_p, COMPLETION_CB, c_void_p]),
     "ods_request_set_context": (c_int, [c_void_p, c_void_p]),

@@ -205,12 +205,47 @@ class EntityList(list[Entity]):
         return f"EntityList({list.__repr__(self)}, total_count={self.total_count!r}, next_link={self.next_link!r})"
 
 
+_new_entity = Entity.__new__
+_dict_init = dict.__init__
+_CLEAN = EntityState.CLEAN
+
+
+def _as_entity(obj: dict[str, Any]) -> Entity:
+    """``Entity(obj)`` without the keyword handling (the hot path of every read)."""
+    if _PENDING in obj or _ERROR in obj:
+        return Entity(obj)
+    e = _new_entity(Entity)
+    _dict_init(e, obj)
+    e.etag = e.pop("@odata.etag", None)
+    e.pending_state = _CLEAN
+    return e
+
+
 def _entity_hook(obj: dict[str, Any]) -> dict[str, Any]:
-    return Entity(obj) if "@odata.etag" in obj or _PENDING in obj or _ERROR in obj else obj
+    return _as_entity(obj) if "@odata.etag" in obj or _PENDING in obj or _ERROR in obj else obj
 
 
 _DECODER = json.JSONDecoder()
 _ENTITY_DECODER = json.JSONDecoder(object_hook=_entity_hook)  # made once: json.loads(object_hook=) makes one a call
+_SCAN: Callable[[str, int], tuple[Any, int]] = _DECODER.scan_once  # type: ignore[attr-defined]  # the C scanner behind decode(), without its whitespace regexes
+
+
+def _decode_payload(text: str) -> Any:
+    """The canonical JSON ``text`` (not empty) parsed; objects with an ETag or the offline
+    annotations become :class:`Entity`. The usual payload (one entity whose ETag, if any,
+    comes first, or no ETag anywhere) skips the per-object hook: the caller makes the
+    top-level object an Entity."""
+    if '"@odatastore.' in text or text.find('"@odata.etag"', 2) >= 0:
+        return _ENTITY_DECODER.decode(text)
+    try:
+        obj, end = _SCAN(text, 0)
+    except StopIteration:
+        obj, end = None, -1
+    if end != len(text):  # leading or trailing whitespace, or not JSON: decode() says which
+        return _DECODER.decode(text)
+    if isinstance(obj, dict) and "@odata.etag" in obj:
+        return _as_entity(obj)
+    return obj
 
 
 def _read_headers(lib: ctypes.CDLL, ptr: int) -> list[tuple[str, str]]:
@@ -283,13 +318,14 @@ class Response:
         reference to it, and its JSON copied."""
         self = cls.__new__(cls)
         self._ptr = None
-        ref = ctypes.c_void_p()
-        _errors.check(lib, lib.ods_response_dup(ctypes.byref(ref), ptr))
+        # one call: a new reference (the same pointer) and the JSON as bytes (ctypes copies
+        # the NUL-terminated string; the canonical JSON has no NUL bytes)
+        raw = lib.ods_response_retain_json(ptr, None)
+        if raw is None:
+            raise _errors.last_any(lib)
         self._lib = lib
-        self._ptr = ref.value
-        size = ctypes.c_size_t()
-        jptr = lib.ods_response_json(ref.value, ctypes.byref(size))
-        self.json_text = ctypes.string_at(jptr, size.value).decode("utf-8") if jptr and size.value else ""
+        self._ptr = ptr
+        self.json_text = raw.decode("utf-8") if raw else ""
         self._status = self._headers = self._body = self._etag = self._next_link = _UNREAD
         self._count = self._entity_count = self._is_local = _UNREAD
         self._data = None
@@ -383,13 +419,13 @@ class Response:
         data: Any = None
         if self.json_text:
             text = self.json_text
-            obj = (_ENTITY_DECODER if '"@odata.etag"' in text or '"@odatastore.' in text else _DECODER).decode(text)
+            obj = _decode_payload(text)
             if isinstance(obj, dict) and isinstance(obj.get("value"), list) and not (
                     self.entity_count == 1 and not isinstance(obj, Entity) and "@odata.count" not in obj
                     and len(obj["value"]) != 1):
                 items = obj["value"]
                 if all(isinstance(x, dict) for x in items):
-                    entities = [x if isinstance(x, Entity) else Entity(x) for x in items]
+                    entities = [x if isinstance(x, Entity) else _as_entity(x) for x in items]
                     if types is not None and path is not None:
                         types.type_entities(path, entities)
                     count = obj.get("@odata.count")
@@ -402,7 +438,7 @@ class Response:
                     k == "value" or k.startswith("@") for k in obj):
                 data = obj["value"]
             elif isinstance(obj, dict):
-                entity = obj if isinstance(obj, Entity) else Entity(obj)
+                entity = obj if isinstance(obj, Entity) else _as_entity(obj)
                 if entity.etag is None and self.etag is not None:
                     entity.etag = self.etag
                 if types is not None and path is not None:
@@ -697,9 +733,13 @@ def _on_finished_py(req_ptr: Optional[int], ctx: Optional[int]) -> None:
 _on_finished = _ffi.FINISHED_CB(_on_finished_py)
 
 
-def _on_completion_py(req_ptr: Optional[int], resp_ptr: Optional[int], error: Any, ctx: Optional[int]) -> None:
+def _on_completion_py(req_ptr: Optional[int], resp_ptr: Optional[int], error: Optional[int], ctx: Optional[int]) -> None:
     req = _live.pop(ctx, None) if ctx else None  # the last callback of the request
     if req is not None:
+        if req._handle is None:  # ods_request_submit has not returned yet: the same handle
+            req._handle = req_ptr
+        if error:  # BORROWED for this call: read by _cb_completion within it
+            error = ctypes.cast(error, _ffi.ErrorPtr)  # type: ignore[assignment]
         req._deliver(req._cb_completion, resp_ptr, error)
 
 
@@ -766,17 +806,50 @@ class _Settled:
         return event.wait(timeout)
 
 
+_F_PENDING = concurrent.futures._base.PENDING
+_F_FINISHED = concurrent.futures._base.FINISHED
+_F_CANCELLED = (concurrent.futures._base.CANCELLED, concurrent.futures._base.CANCELLED_AND_NOTIFIED)
+_F_DONE = (*_F_CANCELLED, _F_FINISHED)
+_F_LOGGER = concurrent.futures._base.LOGGER
+_condition_lock = threading.Lock()   # makes the futures' Conditions (_StoreFuture._condition)
+
+
 class _StoreFuture(concurrent.futures.Future[Any]):
     """A future whose outcome a store delivers through its dispatch mode: ``cancel()`` also
     cancels the work behind it; in a store with dispatch "queue", ``result()`` delivers the
     store's callbacks while it waits when no event loop on another thread does. The one
-    implementation behind :class:`RequestFuture` and :class:`OperationFuture`."""
+    implementation behind :class:`RequestFuture` and :class:`OperationFuture`.
+
+    Lighter than the base class where requests spend their time: the base class makes a
+    :class:`threading.Condition` per future; this one guards its state with a plain
+    :class:`threading.RLock` (C code) and makes the Condition (around that same lock) only when
+    something waits on it (``concurrent.futures.wait``/``as_completed``, ``cancel``, the base
+    class's other methods). ``set_result``, ``add_done_callback``, ``done`` and a ``result``
+    that is ready take only the lock. Same states, same attributes, same behaviour."""
 
     def __init__(self, store: "Store", settled: Union[threading.Event, _Settled], cancel: Callable[[], None]) -> None:
-        super().__init__()
+        # concurrent.futures.Future.__init__ without its Condition (see _condition)
+        self._flock = threading.RLock()
+        self._cond: Optional[threading.Condition] = None
+        self._state = _F_PENDING
+        self._result = None
+        self._exception = None
+        self._waiters: list[Any] = []
+        self._done_callbacks: list[Callable[[Any], object]] = []
         self._store = store
         self._settled = settled
         self._cancel_work = cancel
+
+    @property
+    def _condition(self) -> threading.Condition:  # type: ignore[override]
+        """The base class's Condition, made on first use, around the future's lock."""
+        cond = self._cond
+        if cond is None:
+            with _condition_lock:
+                cond = self._cond
+                if cond is None:
+                    cond = self._cond = threading.Condition(self._flock)
+        return cond
 
     def cancel(self) -> bool:
         cancelled = super().cancel()
@@ -784,11 +857,42 @@ class _StoreFuture(concurrent.futures.Future[Any]):
             self._cancel_work()
         return cancelled
 
+    def done(self) -> bool:
+        return self._state in _F_DONE
+
+    def add_done_callback(self, fn: Callable[[Any], object]) -> None:
+        with self._flock:
+            if self._state not in _F_DONE:
+                self._done_callbacks.append(fn)
+                return
+        try:
+            fn(self)
+        except Exception:
+            _F_LOGGER.exception("exception calling callback for %r", self)
+
+    def set_result(self, result: Any) -> None:
+        with self._flock:
+            state = self._state
+            if state not in _F_DONE:
+                self._result = result
+                self._state = _F_FINISHED
+                for waiter in self._waiters:
+                    waiter.add_result(self)
+                cond = self._cond
+                if cond is not None:
+                    cond.notify_all()
+        if state in _F_DONE:
+            raise concurrent.futures.InvalidStateError(f"{state}: {self!r}")
+        self._invoke_callbacks()  # type: ignore[attr-defined]
+
     def _wait(self, timeout: Optional[float]) -> None:
         self._store._wait_for(self._settled, timeout, self.done)
 
     def result(self, timeout: Optional[float] = None) -> Any:
-        self._wait(timeout)
+        if self._state is not _F_FINISHED:
+            self._wait(timeout)
+        if self._state is _F_FINISHED and self._exception is None:
+            return self._result
         return super().result(0)
 
     def exception(self, timeout: Optional[float] = None) -> Optional[BaseException]:
@@ -1042,7 +1146,8 @@ class Request:
                  etag: Optional[str] = None, headers: Optional[Mapping[str, str]] = None,
                  all_pages: bool = False, timeout: Optional[float] = None, context: Any = None,
                  delegate: Optional[RequestDelegate] = None,
-                 on_complete: Optional[CompletionCallback] = None, route: Optional[str] = None) -> None:
+                 on_complete: Optional[CompletionCallback] = None, route: Optional[str] = None,
+                 _submit: bool = False) -> None:
         lib = store._lib
         self.store = store
         self.mode = _mode(mode)
@@ -1057,6 +1162,10 @@ class Request:
         self._result: Any = None
         self._done = _Settled()
         self._future: Optional[RequestFuture] = None
+        # After the last callback the request keeps its future weakly (_finish): the future
+        # keeps its request (future.request), so a strong link both ways would be a cycle,
+        # left with its responses and C handles to the cyclic GC instead of freed at once.
+        self._future_ref: Optional["weakref.ref[RequestFuture]"] = None
         self._aio: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[Any]]] = []
         self._lock = threading.Lock()
         self._started = False
@@ -1070,6 +1179,9 @@ class Request:
             if etag is None and isinstance(body, Entity):
                 etag = body.etag
             body_text = _values.dumps(body, store._write_types(path, body) if isinstance(body, dict) else None)
+        if _submit:  # Store.submit without options: the C request is made by _submit_now
+            self._body_text = body_text
+            return
         handle = ctypes.c_void_p()
         with store._use():
             _errors.check(lib, lib.ods_request_new(ctypes.byref(handle), store._handle, int(self.mode),
@@ -1088,6 +1200,28 @@ class Request:
             self.set_timeout(timeout)
         if route is not None:
             self.set_route(route)
+
+    def _submit_now(self) -> RequestFuture:
+        """Store.submit without options: the request made, completed and started in one C
+        call (ods_request_submit); returns its future."""
+        store, lib = self.store, self.store._lib
+        future = self._future = RequestFuture(self)
+        self._started = True
+        _live[self._key] = self
+        try:
+            with store._use():
+                started = lib.ods_request_submit(store._handle, int(self.mode), _c(self.path),
+                                                 _c(self._body_text), _on_completion, self._key)
+            if not started:
+                raise _errors.last_any(lib)
+        except BaseException:
+            _live.pop(self._key, None)
+            self._future = None
+            raise
+        # The completion may have run already on the callback thread: it set the same
+        # handle (_on_completion_py), so that its callbacks could use the request.
+        self._handle = started
+        return future
 
     # -- configuration (before start) ----------------------------------------------------
 
@@ -1167,11 +1301,17 @@ class Request:
     def future(self) -> RequestFuture:
         """A :class:`concurrent.futures.Future` of the result (created on first use)."""
         with self._lock:
-            if self._future is None:
-                self._future = RequestFuture(self)
+            future = self._future
+            if future is None and self._future_ref is not None:
+                future = self._future_ref()
+            if future is None:
+                future = RequestFuture(self)
                 if self._done.is_set():
-                    self._settle_future(self._future)
-            return self._future
+                    self._settle_future(future)
+                    self._future_ref = weakref.ref(future)
+                else:
+                    self._future = future
+            return future
 
     def result(self, timeout: Optional[float] = None) -> Any:
         """Waits for the request (starting it if needed) and returns its typed result, or
@@ -1312,6 +1452,9 @@ class Request:
         with self._lock:
             self._done.set()
             future = self._future
+            if future is not None:  # from now on weakly (see __init__)
+                self._future_ref = weakref.ref(future)
+                self._future = None
             aio, self._aio = self._aio, []
         if future is not None:
             self._settle_future(future)
@@ -2183,6 +2326,8 @@ class Store:
     def submit(self, mode: ModeLike, path: str, body: Any = None, **options: Any) -> RequestFuture:
         """Starts a request and returns a :class:`concurrent.futures.Future` of its typed
         result (``future.request`` is the :class:`Request`; ``future.cancel()`` cancels it)."""
+        if not options and self._default_delegate is None:  # one C call (ods_request_submit)
+            return Request(self, mode, path, body, _submit=True)._submit_now()
         req = self.request(mode, path, body, **options)
         fut = req.future
         req.start()

@@ -64,6 +64,60 @@ def _guid(v: Any) -> Any:
     return uuid.UUID(v) if isinstance(v, str) else v
 
 
+# The canonical shape's own forms, converted by C functions alone: the plans (_FlatPlan) call
+# these first for a str value and fall back to the converters above when they raise.
+_UTC = datetime.timezone.utc
+_new_uuid = object.__new__
+_set_slot = object.__setattr__
+_UUID = uuid.UUID
+_SAFE_UNKNOWN = uuid.SafeUUID.unknown
+
+
+def _guid_fast(v: str) -> Any:
+    """``uuid.UUID(v)`` for the 36-character form: what UUID's own __init__ does with it
+    (int(hex, 16) of the 32 digits), without its prefix and brace handling."""
+    if len(v) != 36:
+        raise ValueError(v)
+    digits = v.replace("-", "")
+    if len(digits) != 32:
+        raise ValueError(v)
+    u = _new_uuid(_UUID)
+    _set_slot(u, "int", int(digits, 16))
+    _set_slot(u, "is_safe", _SAFE_UNKNOWN)
+    return u
+
+
+def _datetime_fast(v: str) -> Any:
+    """``_datetime`` where ``fromisoformat`` reads the "Z" itself (Python 3.11+)."""
+    value = _FROMISO(v)
+    if value.tzinfo is None:
+        raise ValueError(v)  # _datetime adds UTC
+    return value
+
+
+_FROMISO = datetime.datetime.fromisoformat
+try:
+    _guid_ok = _guid_fast("0cc4150d-ef37-5878-a93d-8c5321885e54") == uuid.UUID("0cc4150d-ef37-5878-a93d-8c5321885e54")
+except Exception:  # noqa: BLE001 - a Python whose UUID has other slots: no fast path
+    _guid_ok = False
+try:
+    _dt_ok = _FROMISO("2024-01-01T01:00:00Z") == _datetime("2024-01-01T01:00:00Z")
+except ValueError:  # before 3.11: no "Z"
+    _dt_ok = False
+
+# converter -> a C callable (or small function) doing the same for a str value, or raising
+FAST: dict[Converter, Converter] = {
+    _int: int,
+    _decimal: decimal.Decimal,
+    _date: datetime.date.fromisoformat,
+    _time: datetime.time.fromisoformat,
+}
+if _guid_ok:
+    FAST[_guid] = _guid_fast
+if _dt_ok:
+    FAST[_datetime] = _datetime_fast
+
+
 def _binary(v: Any) -> Any:
     return base64.b64decode(v, validate=True) if isinstance(v, str) else v
 
@@ -237,11 +291,13 @@ class _FlatPlan:
     instead. (A converter leaves an object or list unchanged, so a primitive-typed property
     needs no watching.)"""
 
-    __slots__ = ("convs", "watch")
+    __slots__ = ("convs", "watch", "fast")
 
     def __init__(self, convs: tuple[tuple[str, Converter], ...], watch: tuple[str, ...]) -> None:
         self.convs = convs
         self.watch = watch
+        # (name, the converter's C form for a str value or the converter, the converter)
+        self.fast = tuple((n, FAST.get(f, f), f) for n, f in convs)
 
     def apply(self, entities: Sequence[dict[str, Any]]) -> bool:
         """Converts ``entities`` in place and returns True, or returns False having changed
@@ -253,13 +309,19 @@ class _FlatPlan:
                     if isinstance(e[n], (dict, list)):
                         return False
         for e in entities:
-            for n, f in self.convs:
+            for n, fast, f in self.fast:
                 v = e[n]
-                if v is not None:
-                    try:
-                        e[n] = f(v)
-                    except (ValueError, TypeError, decimal.InvalidOperation):
-                        pass
+                if v is None:
+                    continue
+                try:
+                    e[n] = fast(v) if v.__class__ is str else f(v)
+                    continue
+                except (ValueError, TypeError, decimal.InvalidOperation):
+                    pass
+                try:  # the converter itself (the C form refused the value)
+                    e[n] = f(v)
+                except (ValueError, TypeError, decimal.InvalidOperation):
+                    pass
         return True
 
 
