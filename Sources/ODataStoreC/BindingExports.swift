@@ -14,14 +14,7 @@ public func ods_request_submit(_ handle: OpaquePointer?, _ mode: Int32, _ path: 
                                _ context: UnsafeMutableRawPointer?) -> OpaquePointer? {
     var out: OpaquePointer?
     let rc = status { () throws(ODataStoreError) in
-        guard let store = Handle.store(handle) else { throw nullArgument("store") }
-        guard let swiftMode = RequestMode(rawValue: mode) else {
-            throw ODataStoreError(.invalidArgument, "mode \(mode) is not an ods_mode")
-        }
-        let request = try store.makeRequest(swiftMode, path: try CString.required(path, "path"),
-                                            body: try CString.read(body, "body_json"))
-        request.attachC(context: context, appOwned: true)
-        let pointer = OpaquePointer(Unmanaged.passRetained(request).toOpaque())
+        let (request, pointer) = try makeAppRequest(handle, mode, path, body, context: context)
         do throws(ODataStoreError) {
             if let completion { try request.setCompletion(completionBridge(completion)) }
             try request.start()

@@ -8,15 +8,24 @@ public func ods_request_new(_ out: UnsafeMutablePointer<OpaquePointer?>?, _ hand
     out?.pointee = nil
     return status { () throws(ODataStoreError) in
         guard let out else { throw nullArgument("out") }
-        guard let store = Handle.store(handle) else { throw nullArgument("store") }
-        guard let swiftMode = RequestMode(rawValue: mode) else {
-            throw ODataStoreError(.invalidArgument, "mode \(mode) is not an ods_mode")
-        }
-        let request = try store.makeRequest(swiftMode, path: try CString.required(path, "path"),
-                                            body: try CString.read(body, "body_json"))
-        request.attachC(context: nil, appOwned: true)
-        out.pointee = OpaquePointer(Unmanaged.passRetained(request).toOpaque())
+        out.pointee = try makeAppRequest(handle, mode, path, body, context: nil).pointer
     }
+}
+
+/// What ods_request_new and ods_request_submit share: checks the arguments, makes an unstarted
+/// request and hands the app its reference (`pointer`, released with ods_request_free).
+/// Calling thread; throws without leaving a request behind.
+func makeAppRequest(_ handle: OpaquePointer?, _ mode: Int32, _ path: UnsafePointer<CChar>?,
+                    _ body: UnsafePointer<CChar>?, context: UnsafeMutableRawPointer?)
+    throws(ODataStoreError) -> (request: Request, pointer: OpaquePointer) {
+    guard let store = Handle.store(handle) else { throw nullArgument("store") }
+    guard let swiftMode = RequestMode(rawValue: mode) else {
+        throw ODataStoreError(.invalidArgument, "mode \(mode) is not an ods_mode")
+    }
+    let request = try store.makeRequest(swiftMode, path: try CString.required(path, "path"),
+                                        body: try CString.read(body, "body_json"))
+    request.attachC(context: context, appOwned: true)
+    return (request, OpaquePointer(Unmanaged.passRetained(request).toOpaque()))
 }
 
 @c @implementation
