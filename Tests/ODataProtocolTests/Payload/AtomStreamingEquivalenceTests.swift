@@ -159,7 +159,7 @@ import Foundation
         let o2 = PayloadFixtures.olingo2
         let employees = Setting(model: PayloadModels.refScenario, set: "Employees")
         var values = 0
-        for f in try PayloadFixtures.files(under: o2, extensions: [".xml"]) {
+        for f in PayloadFixtures.files(under: o2, extensions: [".xml"]) {
             let body = try PayloadFixtures.bytes(f)
             let text = String(decoding: body, as: UTF8.self)
             // Every d: property element of the fixture, as a property response of its own.

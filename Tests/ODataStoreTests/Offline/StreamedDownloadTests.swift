@@ -91,7 +91,7 @@ struct StreamedDownloadTests {
         let (store, s2, e2) = try await OfflineStoreTests.opened(Self.offline(proxy.serviceRoot, "cut.store", ["Products", "Categories"]))
         #expect(s2 != .open, "the first download should have failed")
         #expect(e2 != nil)
-        try? await store.close()
+        await store.close()
         // Runs of the page were written before the cut; the page is not counted, its URL stays the resume point.
         let file = try SQLiteConnection(path: Self.pathOf(store), create: false, readOnly: true)
         let request = try file.rows("SELECT state, entities, next_link FROM ods_defining_requests WHERE path = 'Products'")
