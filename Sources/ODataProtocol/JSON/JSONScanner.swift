@@ -399,7 +399,7 @@ package struct JSONScanner {
     }
 
     /// True when the token's decoded text equals `s` (ASCII fast path without allocation).
-    package func equals(_ t: StringToken, _ s: StaticString) -> Bool {
+    @inline(__always) package func equals(_ t: StringToken, _ s: StaticString) -> Bool {
         if t.escaped { return string(t) == s.description }
         let n = s.utf8CodeUnitCount
         guard t.length == n else { return false }

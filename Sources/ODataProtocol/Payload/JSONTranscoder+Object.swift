@@ -128,7 +128,7 @@ extension JSONTranscoder {
                     sameType = current === declared
                     continue
                 }
-                if first == UInt8(ascii: "_") && version == .v2 && tokenIs(k, "__metadata") {
+                if first == UInt8(ascii: "_") && version == .v2 && s.equals(k, "__metadata") {
                     if let stated = try readV2Metadata(&h) {
                         if let ti = stated { current = ti }
                     } else if let t = h.type, let ti = index?.type(t) {
@@ -383,7 +383,7 @@ extension JSONTranscoder {
         func targetType() -> PayloadTypeInfo? { targetName.flatMap { index?.type($0) } }
         let b = try s.peek()
         if b == UInt8(ascii: "{"), version == .v2, let fk = try peekFirstKey() {
-            if tokenIs(fk, "__deferred") { return try s.skipValue() }
+            if s.equals(fk, "__deferred") { return try s.skipValue() }
             if isV2FeedKey(fk) {
                 spanEndValue(sf)
                 if wrote { byte(UInt8(ascii: ",")) }
@@ -469,19 +469,19 @@ extension JSONTranscoder {
             repeat {
                 let k = try s.readKey()
                 guard try s.peek() == UInt8(ascii: "\"") else { try s.skipValue(); continue }
-                if tokenIs(k, "etag") { h.etag = try s.scanString() }
-                else if tokenIs(k, "type") {
+                if s.equals(k, "etag") { h.etag = try s.scanString() }
+                else if s.equals(k, "type") {
                     let m = v2Type(try s.scanString())
                     h.type = m.name
                     h.typeResolved = .some(m.resolved)
                     stated = .some(m.info)
                 }
-                else if tokenIs(k, "id") { h.id = try s.scanString() }
-                else if tokenIs(k, "uri") { uri = try s.scanString() }
-                else if tokenIs(k, "media_src") { h.media.append(("mediaReadLink", try s.scanString())) }
-                else if tokenIs(k, "edit_media") { h.media.append(("mediaEditLink", try s.scanString())) }
-                else if tokenIs(k, "content_type") { h.media.append(("mediaContentType", try s.scanString())) }
-                else if tokenIs(k, "media_etag") { h.media.append(("mediaEtag", try s.scanString())) }
+                else if s.equals(k, "id") { h.id = try s.scanString() }
+                else if s.equals(k, "uri") { uri = try s.scanString() }
+                else if s.equals(k, "media_src") { h.media.append(("mediaReadLink", try s.scanString())) }
+                else if s.equals(k, "edit_media") { h.media.append(("mediaEditLink", try s.scanString())) }
+                else if s.equals(k, "content_type") { h.media.append(("mediaContentType", try s.scanString())) }
+                else if s.equals(k, "media_etag") { h.media.append(("mediaEtag", try s.scanString())) }
                 else { try s.skipValue() }
             } while try s.nextMember()
         }

@@ -90,7 +90,7 @@ extension JSONTranscoder {
     }
 
     func isV2FeedKey(_ k: JSONScanner.StringToken) -> Bool {
-        tokenIs(k, "results") || tokenIs(k, "__count") || tokenIs(k, "__next") || tokenIs(k, "__delta")
+        s.equals(k, "results") || s.equals(k, "__count") || s.equals(k, "__next") || s.equals(k, "__delta")
     }
 
     mutating func writePrimitive(_ kind: EdmPrimitiveKind) throws(JSONError) {

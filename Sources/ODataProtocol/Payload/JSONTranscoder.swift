@@ -273,21 +273,6 @@ struct JSONTranscoder {
         return n
     }
 
-    /// `s.equals(t, text)` inlined for the paths every V2 entity takes: a token without
-    /// escapes is compared here by length and bytes; an escaped one by `equals` (unescaped).
-    @inline(__always) func tokenIs(_ t: JSONScanner.StringToken, _ text: StaticString) -> Bool {
-        if t.escaped { return s.equals(t, text) }
-        let n = text.utf8CodeUnitCount
-        guard t.length == n else { return false }
-        let p = text.utf8Start
-        var i = 0
-        while i < n {
-            if s.base[t.start + i] != p[i] { return false }
-            i += 1
-        }
-        return true
-    }
-
     @inline(__always) func memcmpEqual(_ a: Int, _ b: Int, _ n: Int) -> Bool {
         var i = 0
         while i < n {
