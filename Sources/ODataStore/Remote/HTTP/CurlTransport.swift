@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import CCurl
 import Synchronization
 
@@ -48,12 +51,28 @@ public final class CurlTransport: HTTPTransport {
         _ = ods_curl_multi_setopt_long(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, configuration.maxTotalConnections)
         _ = ods_curl_multi_setopt_long(multi, CURLMOPT_MAXCONNECTS, configuration.maxTotalConnections)
 
-        let shared = CurlShared(multi: multi)
-        let worker = CurlWorker(multi: multi, shared: shared, configuration: configuration)
+        // The worker's wake-up: a non-blocking pipe (its read end is in the worker's poll set).
+        var pipeFDs: [Int32] = [-1, -1]
+        guard pipe(&pipeFDs) == 0 else {
+            curl_multi_cleanup(multi)
+            throw CurlTransportSetupError(message: "pipe failed (errno \(errno))")
+        }
+        for fd in pipeFDs {
+            _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        }
+        let shared = CurlShared(wakeFD: pipeFDs[1])
+        guard let worker = CurlWorker(multi: multi, wakeFDs: (read: pipeFDs[0], write: pipeFDs[1]),
+                                      shared: shared, configuration: configuration) else {
+            curl_multi_cleanup(multi)
+            pipeFDs.forEach { _ = close($0) }
+            throw CurlTransportSetupError(message: "libcurl refused the socket callbacks")
+        }
         do {
             thread = try JoinableThread { worker.run() }
         } catch {
             curl_multi_cleanup(multi)
+            pipeFDs.forEach { _ = close($0) }
             throw CurlTransportSetupError(message: "cannot start the transport thread: \(error)")
         }
         self.configuration = configuration
@@ -148,9 +167,9 @@ struct CurlInbox {
     var resumes: [UInt64] = []
     var shutdownRequested = false
     var nextID: UInt64 = 1
-    /// The worker found the inbox empty and is in (or about to enter) curl_multi_poll.
+    /// The worker found the inbox empty and is in (or about to enter) poll().
     /// While it is not, it looks at the inbox before it sleeps again, so new work needs no
-    /// wake-up (a `curl_multi_wakeup` is a write on a socket pair, and a read to drain it).
+    /// wake-up (a wake-up is a write on the worker's pipe, and a read to drain it).
     var workerSleeping = false
     /// A wake-up was sent since the worker went to sleep: one is enough.
     var wakeupSent = false
@@ -158,7 +177,7 @@ struct CurlInbox {
     var isEmpty: Bool { starts.isEmpty && cancels.isEmpty && resumes.isEmpty && !shutdownRequested }
 
     /// True when the caller must wake the worker (`CurlShared.wakeWorker`, after releasing
-    /// the inbox lock): it sleeps in curl_multi_poll, or is about to (then the wake-up makes
+    /// the inbox lock): it sleeps in poll(), or is about to (then the wake-up makes
     /// that poll return at once), and nobody has woken it yet.
     mutating func claimWakeup() -> Bool {
         guard workerSleeping, !wakeupSent else { return false }
@@ -167,32 +186,33 @@ struct CurlInbox {
     }
 }
 
-/// The multi handle as other threads see it: only `curl_multi_wakeup` (thread-safe by
-/// libcurl's contract) is called through it, and only while `alive`.
-struct CurlMultiHandle: @unchecked Sendable {
-    let raw: UnsafeMutableRawPointer
-    /// False once the worker is about to free the handle.
+/// The write end of the worker's wake-up pipe as other threads see it: written only while `alive`.
+struct CurlWakeDescriptor: Sendable {
+    let fd: Int32
+    /// False once the worker is about to close it.
     var alive = true
 }
 
 final class CurlShared: Sendable {
     let inbox: Locked<CurlInbox>
-    /// Separate from the inbox lock, so that a thread woken by `curl_multi_wakeup` (it may
+    /// Separate from the inbox lock, so that a thread woken by the pipe (it may
     /// preempt the caller on a shared CPU) never finds the inbox locked by its waker.
-    private let wakeup: Locked<CurlMultiHandle>
+    private let wakeup: Locked<CurlWakeDescriptor>
     let requestsStarted = Atomic<Int>(0)
     let requestsCompleted = Atomic<Int>(0)
     let connectionsOpened = Atomic<Int>(0)
 
-    init(multi: UnsafeMutableRawPointer) {
+    init(wakeFD: Int32) {
         inbox = Locked(CurlInbox())
-        wakeup = Locked(CurlMultiHandle(raw: multi))
+        wakeup = Locked(CurlWakeDescriptor(fd: wakeFD))
     }
 
-    /// curl_multi_wakeup, unless the worker has begun to free the multi handle.
+    /// Makes the worker's poll() return, unless the worker has begun to shut down.
     func wakeWorker() {
-        wakeup.withLock { multi in
-            if multi.alive { _ = curl_multi_wakeup(multi.raw) }
+        wakeup.withLock { descriptor in
+            guard descriptor.alive else { return }
+            var byte: UInt8 = 1
+            _ = write(descriptor.fd, &byte, 1)
         }
     }
 
@@ -206,7 +226,7 @@ final class CurlShared: Sendable {
         if wake { wakeWorker() }
     }
 
-    /// The worker, before curl_multi_cleanup: no wake-up runs or starts after this returns.
+    /// The worker, before it closes the pipe: no wake-up runs or starts after this returns.
     func retireMultiHandle() {
         wakeup.withLock { $0.alive = false }
     }

@@ -29,10 +29,26 @@ final class CurlWorker: @unchecked Sendable {
     /// token is bound to). Used only on the transport thread, so it needs no lock callbacks.
     private let cookieShare: UnsafeMutableRawPointer?
 
-    init(multi: UnsafeMutableRawPointer, shared: CurlShared, configuration: CurlTransportConfiguration) {
+    /// The sockets and timer libcurl asks for, and the wake-up descriptor (`CurlSocketTable`).
+    private let sockets: CurlSocketTable
+    /// The pipe other threads write a byte to to wake the worker (`CurlShared.wakeWorker`);
+    /// closed by the worker after it retired it.
+    private let wakeFDs: (read: Int32, write: Int32)
+    /// Drains the wake-up pipe (reused).
+    @exclusivity(unchecked) private var drainBuffer = [UInt8](repeating: 0, count: 64)
+    /// Sockets poll() found ready, with their CURL_CSELECT_* bits (reused between rounds).
+    @exclusivity(unchecked) private var ready: [(socket: Int32, bits: Int32, invalid: Bool)] = []
+
+    /// Nil when libcurl refuses the socket callbacks (the caller frees `multi` and the pipe).
+    init?(multi: UnsafeMutableRawPointer, wakeFDs: (read: Int32, write: Int32), shared: CurlShared,
+          configuration: CurlTransportConfiguration) {
         self.multi = multi
         self.shared = shared
         self.configuration = configuration
+        self.wakeFDs = wakeFDs
+        let sockets = CurlSocketTable(wakeFD: wakeFDs.read)
+        guard sockets.install(on: multi) else { return nil }
+        self.sockets = sockets
         if configuration.cookies, let share = curl_share_init() {
             if ods_curl_share_setopt_long(share, CURLSHOPT_SHARE, Int(CURL_LOCK_DATA_COOKIE.rawValue)) == CURLSHE_OK {
                 cookieShare = share
@@ -67,41 +83,88 @@ final class CurlWorker: @unchecked Sendable {
             releaseDueDelayed()
             startQueued()
 
-            var running: Int32 = 0
-            _ = curl_multi_perform(multi, &running)
             // The callback threads are woken once, after every finished exchange is queued.
-            DeferredWakeups.deferring { collectFinished() }
+            DeferredWakeups.deferring {
+                drive()
+                collectFinished()
+            }
             releaseDueDelayed()
             if !queued.isEmpty && active.count < maxActive {
                 startQueued()
-                continue  // perform the new transfers before sleeping
+                continue  // start the new transfers before sleeping
             }
+            if sockets.timerDue(now: MonotonicClock.now()) { continue }  // e.g. a transfer just added
 
-            // Sleeps until socket activity, a libcurl timer, curl_multi_wakeup or 1 s, unless
-            // work arrived meanwhile (senders wake the worker only while it sleeps).
+            // Sleeps until socket activity, libcurl's timer, a wake-up or 1 s, unless work
+            // arrived meanwhile (senders wake the worker only while it sleeps).
             let sleep = shared.inbox.withLock { inbox -> Bool in
                 guard inbox.isEmpty else { return false }
                 inbox.workerSleeping = true
                 return true
             }
             if sleep {
-                var timeout: Int32 = 1000
+                let now = MonotonicClock.now()
+                var timeout = sockets.pollTimeout(limit: 1000, now: now)
                 if let first = delayed.first {
-                    let now = MonotonicClock.now()
                     let ms = first.notBefore > now ? (first.notBefore - now + 999_999) / 1_000_000 : 0
                     timeout = Int32(min(UInt64(timeout), ms))
                 }
-                let polled = curl_multi_poll(multi, nil, 0, timeout, nil)
+                let polled = sockets.fds.withUnsafeMutableBufferPointer { fds in
+                    poll(fds.baseAddress, nfds_t(fds.count), timeout)
+                }
+                let pollErrno = errno
                 shared.inbox.withLock { inbox in
                     inbox.workerSleeping = false
                     inbox.wakeupSent = false
                 }
-                if polled != CURLM_OK {
+                if polled > 0 {
+                    collectReady()
+                } else if polled < 0 && pollErrno != EINTR {
                     usleep(10_000)  // never spin if polling fails
                 }
             }
         }
         closeEverything()
+    }
+
+    // MARK: - Driving libcurl
+
+    /// Notes the sockets poll() found ready (libcurl's callbacks may change `sockets.fds`
+    /// while they are handled) and drains the wake-up descriptor.
+    private func collectReady() {
+        for i in sockets.fds.indices {
+            let revents = sockets.fds[i].revents
+            guard revents != 0 else { continue }
+            sockets.fds[i].revents = 0
+            if i == 0 {
+                while drainBuffer.withUnsafeMutableBytes({ read(wakeFDs.read, $0.baseAddress, $0.count) }) > 0 {}
+            } else {
+                ready.append((sockets.fds[i].fd, curlSelectBits(revents), revents & Int16(POLLNVAL) != 0))
+            }
+        }
+    }
+
+    /// Runs libcurl on the sockets poll() found ready, then on its expired timer: only the
+    /// transfers concerned, none of them polling its socket again.
+    private func drive() {
+        var running: Int32 = 0
+        if !ready.isEmpty {
+            for (socket, bits, invalid) in ready {
+                _ = curl_multi_socket_action(multi, socket, bits, &running)
+                // Closed without libcurl saying so first (it always does): never poll it again.
+                if invalid { sockets.update(socket, what: CURL_POLL_REMOVE) }
+            }
+            ready.removeAll(keepingCapacity: true)
+        }
+        let now = MonotonicClock.now()
+        guard sockets.timerDue(now: now) else { return }
+        sockets.timerUpdated = false
+        _ = curl_multi_socket_action(multi, ods_curl_socket_timeout(), 0, &running)
+        if !sockets.timerUpdated, sockets.timerDue(now: now) {
+            // libcurl kept the same timer (it had not quite expired by its clock) and will not
+            // announce it again: look again in a millisecond rather than spin.
+            sockets.timerDeadline = now + 1_000_000
+        }
     }
 
     // MARK: - Starting
@@ -437,7 +500,9 @@ final class CurlWorker: @unchecked Sendable {
         for easy in idleHandles { destroy(easy) }
         idleHandles.removeAll()
         shared.retireMultiHandle()
-        curl_multi_cleanup(multi)
+        curl_multi_cleanup(multi)  // may still call the socket callback: `sockets` lives on
+        close(wakeFDs.read)
+        close(wakeFDs.write)
         if let cookieShare { curl_share_cleanup(cookieShare) }
     }
 }
