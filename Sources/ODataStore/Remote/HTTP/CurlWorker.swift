@@ -137,7 +137,9 @@ final class CurlWorker: @unchecked Sendable {
             guard revents != 0 else { continue }
             sockets.fds[i].revents = 0
             if i == 0 {
-                while drainBuffer.withUnsafeMutableBytes({ read(wakeFDs.read, $0.baseAddress, $0.count) }) > 0 {}
+                // Senders write one byte per sleep (`CurlInbox.claimWakeup`): one read
+                // empties the pipe, unless a full buffer says more may wait.
+                while drainBuffer.withUnsafeMutableBytes({ read(wakeFDs.read, $0.baseAddress, $0.count) }) == drainBuffer.count {}
             } else {
                 ready.append((sockets.fds[i].fd, curlSelectBits(revents), revents & Int16(POLLNVAL) != 0))
             }
