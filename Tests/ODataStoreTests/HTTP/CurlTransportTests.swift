@@ -84,6 +84,34 @@ struct CurlTransportTests {
         #expect(stats.connectionsOpened <= 8, "connections opened: \(stats.connectionsOpened)")
     }
 
+    /// The worker sleeps in poll() on libcurl's sockets and its wake-up pipe: a send to an idle
+    /// transport (past its 1 s poll limit, no socket watched) wakes it, the kept connection is
+    /// reused, and a send with a delay (a retry's backoff) starts once the delay is over.
+    @Test func anIdleTransportWakesForSendsAndDelayedSends() async throws {
+        let server = try TestServer.start(.v4)
+        defer { server.stop() }
+        let transport = try CurlTransport()
+        defer { transport.shutdown() }
+
+        let first = await get(transport, server.serviceRoot + "Products(1)", headers: json)
+        #expect(first.response?.status == 200, "\(first)")
+        await sleepMilliseconds(1300)
+        let second = await get(transport, server.serviceRoot + "Products(2)", headers: json)
+        #expect(second.response?.status == 200, "\(second)")
+        #expect(second.response?.text.contains("\"ID\":2,") == true)
+
+        await sleepMilliseconds(200)
+        let delayed = await withCheckedContinuation { continuation in
+            transport.send(HTTPRequest(method: "GET", url: server.serviceRoot + "Products(3)", headers: json),
+                           delayMilliseconds: 150) { continuation.resume(returning: $0) }
+        }
+        #expect(delayed.response?.status == 200, "\(delayed)")
+        let stats = transport.statistics
+        #expect(stats.requestsStarted == 3)
+        #expect(stats.requestsCompleted == 3)
+        #expect(stats.connectionsOpened == 1, "connections opened: \(stats.connectionsOpened)")
+    }
+
     // MARK: - Writing
 
     @Test func postPatchDeleteRoundTripOnV4() async throws {
