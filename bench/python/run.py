@@ -92,9 +92,9 @@ one read per wake-up) 0 -> 0.8, futex 1.2-1.7 in both; in all about 14 -> 8.5. C
 switches unchanged (`perf stat`: 3.9 per GET in both; the hand-offs transport -> callback
 thread -> transport are the design). User-space instructions went up a little, libcurl's
 socket hash bookkeeping: 335,300 -> 340,300 Ir per GET here, `ods_get` 177,100 -> 180,900.
-CPU (`perf stat` task-clock of `get.py`, 3,000 GETs, the two libraries alternating, 3 pairs,
-load average 1.4-2.3): 960-994 ms before, 870-968 after (-6%); the rows "other build" above
-are the library before this change (ed8dfa9) in the same rounds. That run (table above) had
+CPU (`perf stat` task-clock of `get.py`, 3,000 V4 GETs, the two libraries alternating, 6
+pairs, load average 1.4-4.6): per-pair ratios 0.90-1.25, median 0.94 (-6%); `ods_get` alone
+(5 pairs): median 0.87 (-13%). The rows "other build" above are the library before this change (ed8dfa9) in the same rounds. That run (table above) had
 another helper's work beside it (load average 4.7 at the end: every client about 1.4x its
 quiet-machine CPU): the two libraries were within the rounds' spread of each other (1.03x and
 0.98x), and the ratios to the peers, 3.65x V4 and 3.17x V2, are lower than the quiet run's
