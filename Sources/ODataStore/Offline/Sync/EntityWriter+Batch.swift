@@ -57,14 +57,28 @@ extension EntityWriter {
         if pending.drafts.count >= batchRows(3 + pending.present.count) { try flushPending(page: page) }
     }
 
-    /// Writes the entities that wait, and their memberships.
+    /// Writes the entities that wait, and their memberships: full batches, and the rest in
+    /// batches of 16, 8, 4, 2 and 1 rows (each statement prepared once per store file).
     func flushPending(page: UnsafeBufferPointer<UInt8>) throws(SQLiteError) {
         guard let table = pending.table, !pending.drafts.isEmpty else { return }
         defer {
             for d in pending.drafts { cellPool.append(d.cells) }
             pending.drafts.removeAll(keepingCapacity: true)
         }
-        let rows = pending.drafts.count
+        let full = batchRows(3 + pending.present.count)
+        let count = pending.drafts.count
+        var start = 0
+        while start < count {
+            var rows = count - start
+            if rows < full { rows = 1 << (Int.bitWidth - 1 - rows.leadingZeroBitCount) }
+            try writeRows(table, start..<start + rows, page: page)
+            start += rows
+        }
+    }
+
+    /// Upserts `pending.drafts[range]` with one statement and records their memberships.
+    private func writeRows(_ table: EntityTable, _ range: Range<Int>, page: UnsafeBufferPointer<UInt8>) throws(SQLiteError) {
+        let rows = range.count
         let present = pending.present
         let id = ObjectIdentifier(table)
         let largest: Int64
@@ -77,8 +91,8 @@ extension EntityWriter {
         }
         pending.largest = nil
         guard rows > 1, largest >= 0, largest < Int64.max / 2 else {
-            for d in pending.drafts {
-                let written = try upsert(table, d, page: page)
+            for j in range {
+                let written = try upsert(table, pending.drafts[j], page: page)
                 try recordMembership(table, rid: written.rid, inserted: written.inserted)
             }
             return
@@ -86,7 +100,7 @@ extension EntityWriter {
         let st = try batchStatement(table, present, rows: rows)
         defer { st.reset() }
         let columns = 3 + present.count
-        for (j, d) in pending.drafts.enumerated() { try bindRow(st, present, d, page: page, base: j * columns) }
+        for j in range { try bindRow(st, present, pending.drafts[j], page: page, base: (j - range.lowerBound) * columns) }
         sqlite3_set_last_insert_rowid(file.connection.handle, 0)
         _ = try st.step()
         if file.connection.lastInsertRowID == largest + Int64(rows) {
@@ -95,20 +109,18 @@ extension EntityWriter {
             return
         }
         var seen = Set<Int64>()
-        for d in pending.drafts {
-            let rid = try rowID(table, d.cells, page: page)
+        for j in range {
+            let rid = try rowID(table, pending.drafts[j].cells, page: page)
             try recordMembership(table, rid: rid, inserted: rid > largest && seen.insert(rid).inserted)
         }
     }
 
-    /// The upsert of `rows` rows: prepared once per store file for a full batch, for the
-    /// page's last, shorter one each time.
+    /// The upsert of `rows` rows, prepared once per store file.
     private func batchStatement(_ table: EntityTable, _ present: [Int], rows: Int) throws(SQLiteError) -> SQLiteStatement {
-        let full = rows == batchRows(3 + present.count)
-        let key = UpsertKey(table: ObjectIdentifier(table), present: present, protects: requestID != 0)
-        if full, let st = shared.batchStatements[key] { return st }
+        let key = Shared.BatchKey(upsert: UpsertKey(table: ObjectIdentifier(table), present: present, protects: requestID != 0), rows: rows)
+        if let st = shared.batchStatements[key] { return st }
         let st = try file.connection.prepare(upsertSQL(table, present, rows: rows))
-        if full { shared.batchStatements[key] = st }
+        shared.batchStatements[key] = st
         return st
     }
 }

@@ -57,8 +57,13 @@ final class EntityWriter {
         var columnKinds: [ObjectIdentifier: [ColumnKind]] = [:]
         var membersStatement: SQLiteStatement?
         var upsertStatements: [UpsertKey: SQLiteStatement] = [:]
-        /// The upserts of `batchRows` rows at once (`EntityWriter+Batch.swift`).
-        var batchStatements: [UpsertKey: SQLiteStatement] = [:]
+        /// The upserts of several rows at once (`EntityWriter+Batch.swift`).
+        var batchStatements: [BatchKey: SQLiteStatement] = [:]
+
+        struct BatchKey: Hashable {
+            let upsert: UpsertKey
+            let rows: Int
+        }
         var keyLookups: [ObjectIdentifier: (statement: SQLiteStatement, columns: [Int])] = [:]
         /// Per table id: no range of `ods_member_ranges` covers a row id above this (read once
         /// per file, raised as writers add ranges; a rolled-back range leaves it too high,
