@@ -94,7 +94,8 @@ print(f"total: {total / n:,.0f} instructions per entity ({total:,} for {n:,} ent
 parts = [
     ("EntityWriter.writePage", "EntityWriter.writePage"),
     ("  SQLiteStatement.step (all statements)", "SQLiteStatement.step()"),
-    ("  EntityWriter.upsert", "EntityWriter.upsert"),
+    ("  EntityWriter.flushPending (upserts in batches of rows)", "EntityWriter.flushPending"),
+    ("  EntityWriter.upsert (one row)", "EntityWriter.upsert"),
     ("  EntityWriter.recordMembership", "EntityWriter.recordMembership"),
     ("PayloadDecoder.decode", "PayloadDecoder.decode("),
 ]

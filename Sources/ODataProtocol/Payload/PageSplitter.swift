@@ -249,8 +249,16 @@ public struct PageSplitter {
     /// The complete entities received and not taken yet, as a document of the page's shape
     /// (nil when there are none), and how many there are.
     public mutating func takeChunk() -> (document: [UInt8], entities: Int)? {
-        guard ready > 0 else { return nil }
         var doc: [UInt8] = []
+        guard let entities = takeChunk(into: &doc) else { return nil }
+        return (doc, entities)
+    }
+
+    /// `takeChunk` into `doc` (emptied first; its memory is reused when it is the only
+    /// reference to it): the number of entities, nil when there are none (`doc` unchanged).
+    public mutating func takeChunk(into doc: inout [UInt8]) -> Int? {
+        guard ready > 0 else { return nil }
+        doc.removeAll(keepingCapacity: true)
         doc.reserveCapacity(preamble.count + cut + 1 + closers.count)
         doc.append(contentsOf: preamble)
         doc.append(contentsOf: body[..<cut])
@@ -262,7 +270,7 @@ public struct PageSplitter {
         body.removeSubrange(..<rest)
         cut = 0
         ready = 0
-        return (doc, entities)
+        return entities
     }
 
     /// After the last piece: the page without its entities (take them all first), which

@@ -141,8 +141,14 @@ final class OfflineEngine: RequestEngine, ServiceSessionOwner {
             return !firstDownloadDone || named.contains(row.path)
         }.map(\.id)
         let targets = all.filter { pending.contains($0.0) }.map { Download.Target(id: $0.0, definition: $0.1) }
+        // The store's first download, into a file that holds nothing of the app's (no local
+        // change can be queued before the store has opened once; checked all the same):
+        // its commits need not wait for the disk (docs/reliability.md, "First download").
+        let nothingQueued: Bool
+        do { nothingQueued = try file.connection.scalar("SELECT 1 FROM ods_queue LIMIT 1") == nil } catch { nothingQueued = false }
+        let relaxed = !firstDownloadDone && !targets.isEmpty && nothingQueued
         let download = Download(session: session, store: database, targets: targets, pageSize: options.downloadPageSize,
-                                progress: progress)
+                                progress: progress, relaxedCommits: relaxed)
         let proceed: Bool = state.withLock { s in
             s.definitions = all.map(\.1)
             s.scope = OfflineScope(s.definitions)
@@ -161,7 +167,22 @@ final class OfflineEngine: RequestEngine, ServiceSessionOwner {
         }
         download.start { [self] result in
             state.withLock { $0.download = nil }
-            completion(result)
+            guard relaxed else { return completion(result) }
+            // Commits wait for the disk again before the store opens (and accepts the app's
+            // writes); the download's last commit did already when it completed.
+            let restore: @Sendable () -> Void = { [self] in
+                do throws(ODataStoreError) {
+                    try database.setDurableCommits(true)
+                    completion(result)
+                } catch {
+                    completion(result.flatMap { _ in .failure(error) })
+                }
+            }
+            if database.queue.isCurrent {
+                restore()
+            } else if !database.queue.async(restore) {
+                completion(result)  // closing: no connection is left to write with
+            }
         }
     }
 

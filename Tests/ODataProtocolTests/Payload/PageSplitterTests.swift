@@ -269,3 +269,25 @@ struct SplitRandom {
         return n <= 0 ? 0 : Int(z % UInt64(n))
     }
 }
+
+extension PageSplitterTests {
+    /// `takeChunk(into:)` with one buffer for every run gives the runs `takeChunk()` gives.
+    @Test func runsTakenIntoOneBufferAreTheSame() throws {
+        for page in Self.pages {
+            let bytes = Array(page.body.utf8)
+            var a = PageSplitter(version: page.version, maxHeldBytes: 1 << 20)
+            var b = a
+            var buffer: [UInt8] = Array(repeating: 0x41, count: 3)  // emptied by the first take
+            for k in stride(from: 0, to: bytes.count, by: 7) {
+                let piece = bytes[k..<min(k + 7, bytes.count)]
+                try piece.withUnsafeBytes { try a.feed($0) }
+                try piece.withUnsafeBytes { try b.feed($0) }
+                let fresh = a.takeChunk()
+                let n = b.takeChunk(into: &buffer)
+                #expect(fresh?.entities == n, "\(page.name)")
+                if let fresh { #expect(fresh.document == buffer, "\(page.name)") }
+            }
+            #expect(try a.finish() == b.finish(), "\(page.name)")
+        }
+    }
+}

@@ -47,6 +47,34 @@ final class OfflineDatabase: Sendable {
         queue.close()
     }
 
+    // MARK: - Durability
+
+    /// Commits wait for the disk (`PRAGMA synchronous = FULL`, how every store file is
+    /// opened) or, with `false`, only checkpoints do (`NORMAL`): in WAL mode the file stays
+    /// consistent across a power cut either way, but with `NORMAL` the last commits before the
+    /// cut can be lost. Only the opening's first download of a store that holds nothing of the
+    /// app's runs with `NORMAL` (`OfflineEngine.finishOpening`, docs/reliability.md, "First
+    /// download"); per connection, never stored in the file. Outside a transaction.
+    func setDurableCommits(_ durable: Bool) throws(ODataStoreError) {
+        let f = try requireFile()
+        do {
+            try f.connection.execute(durable ? "PRAGMA synchronous = FULL" : "PRAGMA synchronous = NORMAL")
+        } catch {
+            throw error.storeError("cannot set the store's durability")
+        }
+    }
+
+    /// Whether commits wait for the disk (`PRAGMA synchronous` is FULL or EXTRA).
+    func durableCommits() throws(ODataStoreError) -> Bool {
+        let f = try requireFile()
+        do {
+            guard case .integer(let level)? = try f.connection.scalar("PRAGMA synchronous") else { return false }
+            return level >= 2
+        } catch {
+            throw error.storeError("cannot read the store's durability")
+        }
+    }
+
     // MARK: - Defining requests
 
     /// Adds the defining requests not yet in the file (in order) and returns every stored one's id by path.

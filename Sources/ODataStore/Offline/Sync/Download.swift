@@ -21,6 +21,12 @@ final class Download: Sendable {
     let targets: [Target]
     let pageSize: Int
     let progress: (@Sendable (DownloadProgress) -> Void)?
+    /// The opening's first download of a store that holds nothing of the app's: its commits
+    /// do not wait for the disk (`OfflineDatabase.setDurableCommits`), except the last one,
+    /// which makes every earlier one durable with it. What a power cut can lose meanwhile is
+    /// downloaded again (docs/reliability.md, "First download"). The caller makes commits
+    /// durable again once the download has ended, whichever way.
+    let relaxedCommits: Bool
     private let state = Locked(State())
 
     private struct State {
@@ -38,12 +44,13 @@ final class Download: Sendable {
     static let maxPages = 1_000_000
 
     init(session: ServiceSession, store: OfflineDatabase, targets: [Target], pageSize: Int,
-         progress: (@Sendable (DownloadProgress) -> Void)?) {
+         progress: (@Sendable (DownloadProgress) -> Void)?, relaxedCommits: Bool = false) {
         self.session = session
         self.store = store
         self.targets = targets
         self.pageSize = pageSize
         self.progress = progress
+        self.relaxedCommits = relaxedCommits
     }
 
     func start(_ completion: @escaping @Sendable (Result<Void, ODataStoreError>) -> Void) {
@@ -54,7 +61,11 @@ final class Download: Sendable {
             }
             if first { completion(result) }
         }
-        store.queue.async { [self] in next(index: 0, finish) }
+        store.queue.async { [self] in
+            // A failure leaves commits durable (FULL), as the file was opened: only slower.
+            if relaxedCommits { try? store.setDurableCommits(false) }
+            next(index: 0, finish)
+        }
     }
 
     /// Stops the download: the page in flight is dropped, what was written stays.
@@ -232,6 +243,8 @@ final class Download: Sendable {
         let deltaLink = nextLink == nil && isCollection ? delta.map(absoluteLink) : nil
         let row: DefiningRequestRow
         do {
+            // The download's last transaction waits for the disk, and with it every earlier one.
+            if relaxedCommits, nextLink == nil, index == targets.count - 1 { try store.setDurableCommits(true) }
             row = try store.writePage(payloads, earlierEntities: earlier, count: count, bytes: Int64(bytes), target: target,
                                       nextLink: nextLink, deltaLink: deltaLink, isCollection: isCollection,
                                       serviceRoot: session.serviceRoot)

@@ -48,9 +48,10 @@ struct SpanKey {
 /// the decoder copied without recording it) are read by the scanning path from their offset.
 extension EntityWriter {
     /// Writes the entities of the array whose `[` is at `start`; `candidate` is the index its
-    /// first object element has in the spans. `each` gets each element's row id (nil for `null`).
+    /// first object element has in the spans. `each` gets each element's row id (nil for `null`,
+    /// and for an entity of the page's own array, `top`, that waits to be written: `write`).
     func entities(inArrayAt start: Int, candidate: Int, _ sp: SpanPage, table: EntityTable, expand: ExpandPlan,
-                  each: (Int64?) -> Void) throws(JSONError) {
+                  top: Bool = false, each: (Int64?) -> Void) throws(JSONError) {
         let page = sp.page
         var p = start + 1
         var c = candidate
@@ -58,12 +59,12 @@ extension EntityWriter {
         if page[p] == UInt8(ascii: "]") { return }
         while true {
             if page[p] == UInt8(ascii: "{"), let o = sp.spans.object(at: p, candidate: c) {
-                each(try entity(object: o, sp, table: table, expand: expand))
+                each(try entity(object: o, sp, table: table, expand: expand, top: top))
                 p = Int(sp.spans.objects[o].end)
                 c = Int(sp.spans.objects[o].subtreeEnd)
             } else {
                 var s = sp.scanner(at: p)
-                each(try entity(&s, page, table: table, expand: expand))
+                each(try entity(&s, page, table: table, expand: expand, top: top))
                 p = s.pos
             }
             guard p < page.count else { throw JSONError(offset: p, message: "unterminated array") }
@@ -93,7 +94,7 @@ extension EntityWriter {
     }
 
     /// `entity(_:_:table:expand:)` for the recorded object `o`.
-    func entity(object o: Int, _ sp: SpanPage, table: EntityTable, expand: ExpandPlan) throws(JSONError) -> Int64? {
+    func entity(object o: Int, _ sp: SpanPage, table: EntityTable, expand: ExpandPlan, top: Bool = false) throws(JSONError) -> Int64? {
         let page = sp.page
         let u = sp.u
         let members = sp.members(of: o)
@@ -199,7 +200,7 @@ extension EntityWriter {
             }
         }
         if cacheChanged { spanKeys[id] = cache }
-        return try write(table, d, page: page, at: Int(sp.spans.objects[o].end))
+        return try write(table, &d, page: page, at: Int(sp.spans.objects[o].end), top: top)
     }
 
     /// A flattened complex value at `vs`: its presence column and its members' columns.

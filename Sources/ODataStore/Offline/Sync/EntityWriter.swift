@@ -57,6 +57,13 @@ final class EntityWriter {
         var columnKinds: [ObjectIdentifier: [ColumnKind]] = [:]
         var membersStatement: SQLiteStatement?
         var upsertStatements: [UpsertKey: SQLiteStatement] = [:]
+        /// The upserts of several rows at once (`EntityWriter+Batch.swift`).
+        var batchStatements: [BatchKey: SQLiteStatement] = [:]
+
+        struct BatchKey: Hashable {
+            let upsert: UpsertKey
+            let rows: Int
+        }
         var keyLookups: [ObjectIdentifier: (statement: SQLiteStatement, columns: [Int])] = [:]
         /// Per table id: no range of `ods_member_ranges` covers a row id above this (read once
         /// per file, raised as writers add ranges; a rolled-back range leaves it too high,
@@ -67,6 +74,7 @@ final class EntityWriter {
         func finalize() {
             membersStatement = nil
             upsertStatements.removeAll()
+            batchStatements.removeAll()
             keyLookups.removeAll()
         }
     }
@@ -122,12 +130,18 @@ final class EntityWriter {
         let result: Result<Int, Failure> = {
             guard let base = page.baseAddress, !page.isEmpty else { return .success(0) }
             var s = JSONScanner(base: base, count: page.count, maxDepth: PayloadDecoder.maxDepth + 2)
+            pending.reset(batching: isCollection && requestID != 0)
+            defer { pending.reset(batching: false) }
             do throws(Failure) {
+                let n: Int
                 if let spans, let root = spans.root(count: page.count) {
                     let sp = SpanPage(spans: spans, page: page, u: s)
-                    return .success(try self.page(sp, root: root, table: table, expand: expand, isCollection: isCollection))
+                    n = try self.page(sp, root: root, table: table, expand: expand, isCollection: isCollection)
+                } else {
+                    n = try self.page(&s, page, table: table, expand: expand, isCollection: isCollection)
                 }
-                return .success(try self.page(&s, page, table: table, expand: expand, isCollection: isCollection))
+                do throws(SQLiteError) { try flushPending(page: page) } catch { throw .sqlite(error) }
+                return .success(n)
             } catch {
                 return .failure(error)
             }
@@ -163,7 +177,7 @@ final class EntityWriter {
                 if s.equals(key, "value"), try s.peek() == UInt8(ascii: "[") {
                     if try s.beginArray() {
                         repeat {
-                            _ = try entity(&s, page, table: table, expand: expand)
+                            _ = try entity(&s, page, table: table, expand: expand, top: true)
                             n += 1
                             entitiesWritten += 1
                         } while try s.nextElement()
@@ -193,7 +207,7 @@ final class EntityWriter {
             for m in sp.members(of: root) {
                 let key = JSONScanner.StringToken(start: Int(m.keyStart), end: Int(m.keyEnd), escaped: m.keyEscaped)
                 guard sp.u.equals(key, "value"), sp.page[Int(m.valueStart)] == UInt8(ascii: "[") else { continue }
-                try entities(inArrayAt: Int(m.valueStart), candidate: Int(m.firstObject), sp, table: table, expand: expand) { _ in
+                try entities(inArrayAt: Int(m.valueStart), candidate: Int(m.firstObject), sp, table: table, expand: expand, top: true) { _ in
                     n += 1
                     entitiesWritten += 1
                 }
@@ -209,7 +223,7 @@ final class EntityWriter {
     /// Writes the entity at the scanner (an object, or null for a to-one navigation that has
     /// none: returns nil) and returns its row id.
     func entity(_ s: inout JSONScanner, _ page: UnsafeBufferPointer<UInt8>, table: EntityTable,
-                expand: ExpandPlan) throws(JSONError) -> Int64? {
+                expand: ExpandPlan, top: Bool = false) throws(JSONError) -> Int64? {
         if try s.peek() == UInt8(ascii: "n") {
             _ = try s.scanLiteral()
             return nil
@@ -300,7 +314,7 @@ final class EntityWriter {
             }
         } while try s.nextMember()
         if cacheChanged { shared.memberCache[id] = cache }
-        return try write(table, d, page: page, at: s.pos)
+        return try write(table, &d, page: page, at: s.pos, top: top)
     }
 
     /// A draft for an entity of `table`, its cells from `cellPool` when one of the right size
@@ -320,15 +334,25 @@ final class EntityWriter {
 
     /// Writes the row of an entity whose members were read (either path), its membership and
     /// the links of its expanded navigations, and returns its row id (nil for a removed-entity
-    /// entry of a delta page, which is only noted).
+    /// entry of a delta page, which is only noted, and for an entity of a collection page's
+    /// top level without expanded navigations, which waits to be written with the next ones:
+    /// `EntityWriter+Batch.swift`; `top` says the entity is not inside another).
     @inline(__always)
-    func write(_ table: EntityTable, _ d: EntityDraft, page: UnsafeBufferPointer<UInt8>, at offset: Int) throws(JSONError) -> Int64? {
+    func write(_ table: EntityTable, _ d: inout EntityDraft, page: UnsafeBufferPointer<UInt8>, at offset: Int,
+               top: Bool) throws(JSONError) -> Int64? {
         if d.removed {
             if let odataID = d.odataID { removedIDs.append(odataID) }
             return nil
         }
         let rid: Int64
         do throws(SQLiteError) {
+            if top, pending.batching, d.navigations.isEmpty {
+                try hold(table, &d, page: page)
+                rowsWritten += 1
+                return nil
+            }
+            // Whatever waits is written first: rows are written in the page's order.
+            try flushPending(page: page)
             let written = try upsert(table, d, page: page)
             rid = written.rid
             try recordMembership(table, rid: rid, inserted: written.inserted)
@@ -371,6 +395,11 @@ final class EntityWriter {
     var spanKeys: [ObjectIdentifier: [SpanKey]] = [:]
     /// Cell arrays to reuse, one per level of expansion being written (no allocation per entity).
     var cellPool: [[CellValue?]] = []
+    /// Entities of the top level of a collection page waiting to be upserted together.
+    var pending = PendingRows()
+    /// The most rows one upsert statement writes (`EntityWriter+Batch.swift`; 1: one per
+    /// statement, as before batches; tests compare the two).
+    var maxBatchRows = 32
 
     func topLevel(_ table: EntityTable) -> [String: Int] {
         let id = ObjectIdentifier(table)
@@ -507,7 +536,7 @@ final class EntityWriter {
     }
 
     /// Whether `present` lists exactly the indexes of the cells that are set.
-    private static func matches(_ present: [Int], _ cells: [CellValue?]) -> Bool {
+    static func matches(_ present: [Int], _ cells: [CellValue?]) -> Bool {
         var k = 0
         for i in cells.indices where cells[i] != nil {
             guard k < present.count, present[k] == i else { return false }
@@ -516,24 +545,26 @@ final class EntityWriter {
         return k == present.count
     }
 
-    private static func present(_ cells: [CellValue?]) -> [Int] {
+    static func present(_ cells: [CellValue?]) -> [Int] {
         var present: [Int] = []
         present.reserveCapacity(cells.count)
         for (i, c) in cells.enumerated() where c != nil { present.append(i) }
         return present
     }
 
+    /// Binds the row's values from parameter `base + 1` on.
     @inline(__always)
-    private func bindRow(_ st: SQLiteStatement, _ present: [Int], _ d: EntityDraft, page: UnsafeBufferPointer<UInt8>) throws(SQLiteError) {
-        try d.type.bind(st, at: 1, page: page)
-        try d.etag.bind(st, at: 2, page: page)
-        try d.extraCell.bind(st, at: 3, page: page)
+    func bindRow(_ st: SQLiteStatement, _ present: [Int], _ d: EntityDraft, page: UnsafeBufferPointer<UInt8>,
+                 base: Int = 0) throws(SQLiteError) {
+        try d.type.bind(st, at: base + 1, page: page)
+        try d.etag.bind(st, at: base + 2, page: page)
+        try d.extraCell.bind(st, at: base + 3, page: page)
         for (k, i) in present.enumerated() {
-            try d.cells[i]!.bind(st, at: 4 + k, page: page)
+            try d.cells[i]!.bind(st, at: base + 4 + k, page: page)
         }
     }
 
-    private func upsert(_ table: EntityTable, _ d: EntityDraft, page: UnsafeBufferPointer<UInt8>) throws(SQLiteError) -> (rid: Int64, inserted: Bool) {
+    func upsert(_ table: EntityTable, _ d: EntityDraft, page: UnsafeBufferPointer<UInt8>) throws(SQLiteError) -> (rid: Int64, inserted: Bool) {
         let cells = d.cells
         let id = ObjectIdentifier(table)
         let st: SQLiteStatement
@@ -554,6 +585,12 @@ final class EntityWriter {
         let after = file.connection.lastInsertRowID
         if after != 0 { return (after, true) }
         // The update path (the row was there): find its row id by key.
+        return (try rowID(table, cells, page: page), false)
+    }
+
+    /// The row id of the row of `table` with the key in `cells`.
+    func rowID(_ table: EntityTable, _ cells: [CellValue?], page: UnsafeBufferPointer<UInt8>) throws(SQLiteError) -> Int64 {
+        let id = ObjectIdentifier(table)
         let lookup: (statement: SQLiteStatement, columns: [Int])
         if let l = shared.keyLookups[id] { lookup = l } else {
             let columns = table.keyColumns.map { k in table.columns.firstIndex { $0.pathText == k.pathText } ?? -1 }
@@ -567,7 +604,7 @@ final class EntityWriter {
             try (i >= 0 ? cells[i] ?? .null : .null).bind(lookup.statement, at: k + 1, page: page)
         }
         guard try lookup.statement.step() else { throw SQLiteError(code: 1, message: "upserted row not found", sql: nil) }
-        return (lookup.statement.int64(at: 0), false)
+        return lookup.statement.int64(at: 0)
     }
 
     // MARK: - Membership
@@ -584,7 +621,7 @@ final class EntityWriter {
     /// inserted joins the run of row ids it is writing (`MemberRanges`), any other row gets
     /// an `ods_members` row (one statement prepared once per store file, integers bound
     /// directly).
-    private func recordMembership(_ table: EntityTable, rid: Int64, inserted: Bool) throws(SQLiteError) {
+    func recordMembership(_ table: EntityTable, rid: Int64, inserted: Bool) throws(SQLiteError) {
         let tid = tableID(table)
         if inserted {
             // A new row: no range may cover its id (it may be the id of a removed row).
@@ -651,11 +688,18 @@ final class EntityWriter {
         return upTo
     }
 
-    private func insertSQL(_ table: EntityTable, _ present: [Int]) -> String {
+    /// `INSERT` of `rows` rows (`VALUES (?1, ...)`; more rows: `VALUES (?, ...), (?, ...)`, the same numbering).
+    private func insertSQL(_ table: EntityTable, _ present: [Int], rows: Int = 1) -> String {
         var names = [EntityTable.typeColumn, EntityTable.etagColumn, EntityTable.extraColumn].map(SQLName.quote)
         names += present.map { table.columns[$0].quoted }
-        let placeholders = (1...names.count).map { "?\($0)" }
-        return "INSERT INTO \(table.quoted) (\(names.joined(separator: ", "))) VALUES (\(placeholders.joined(separator: ", ")))"
+        let n = names.count
+        if rows == 1 {
+            return "INSERT INTO \(table.quoted) (\(names.joined(separator: ", "))) VALUES (\((1...n).map { "?\($0)" }.joined(separator: ", ")))"
+        }
+        // Several rows: parameters numbered in order (`?`; SQLite looks each `?N` up in a list).
+        let tuple = "(" + [String](repeating: "?", count: n).joined(separator: ", ") + ")"
+        let tuples = [String](repeating: tuple, count: rows)
+        return "INSERT INTO \(table.quoted) (\(names.joined(separator: ", "))) VALUES \(tuples.joined(separator: ", "))"
     }
 
     private func upsertStatement(_ table: EntityTable, _ present: [Int]) throws(SQLiteError) -> SQLiteStatement {
@@ -666,12 +710,12 @@ final class EntityWriter {
         return st
     }
 
-    private func upsertSQL(_ table: EntityTable, _ present: [Int]) -> String {
+    func upsertSQL(_ table: EntityTable, _ present: [Int], rows: Int = 1) -> String {
         var names = [EntityTable.typeColumn, EntityTable.etagColumn, EntityTable.extraColumn].map(SQLName.quote)
         names += present.map { table.columns[$0].quoted }
         let keys = table.keyColumns.map(\.quoted).joined(separator: ", ")
         let updates = names.map { "\($0) = excluded.\($0)" }.joined(separator: ", ")
-        var sql = insertSQL(table, present) + " "
+        var sql = insertSQL(table, present, rows: rows) + " "
             + "ON CONFLICT (\(keys)) DO UPDATE SET \(updates)"
         if protectsLocalChanges { sql += " WHERE \(SQLName.quote(EntityTable.stateColumn)) = 0" }
         return sql

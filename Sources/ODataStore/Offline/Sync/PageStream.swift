@@ -49,6 +49,8 @@ final class PageStream: HTTPBodySink, @unchecked Sendable {
     private var peakSplitter = 0
     /// Entities of this page written by earlier runs (counted when the page completes).
     private(set) var written = 0
+    /// The run being decoded: one buffer for the page's runs (no fresh memory for each).
+    private var run: [UInt8] = []
 
     init(store: OfflineDatabase, target: Download.Target, service: ServiceSession.ServiceState, serviceRoot: String,
          maxHeldBytes: Int, cancelTransfer: @escaping @Sendable () -> Void) {
@@ -151,8 +153,8 @@ final class PageStream: HTTPBodySink, @unchecked Sendable {
 
     /// Decodes and writes the complete entities the splitter holds, in a transaction.
     private func writeRun() throws(ODataStoreError) {
-        guard let run = splitter.takeChunk() else { return }
-        let payload = try decode(run.document)
+        guard splitter.takeChunk(into: &run) != nil else { return }
+        let payload = try decode(run)
         written += try store.writeEntities(payload, target: target, serviceRoot: serviceRoot)
     }
 
