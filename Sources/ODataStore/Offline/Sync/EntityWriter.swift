@@ -354,6 +354,9 @@ final class EntityWriter {
             // Whatever waits is written first: rows are written in the page's order.
             try flushPending(page: page)
             let written = try upsert(table, d, page: page)
+            // A row written outside a batch (an entity with expansions, or inside one) can be
+            // a new row of the batches' table: their remembered largest row id is stale.
+            if written.inserted { pending.largest = nil }
             rid = written.rid
             try recordMembership(table, rid: rid, inserted: written.inserted)
             for nav in d.navigations {
