@@ -46,7 +46,8 @@ let package = Package(
         // Foundation bridging for Swift apps (Sources/ODataStoreFoundation/README.md).
         .target(name: "ODataStoreFoundation", dependencies: ["ODataStore"], exclude: ["README.md"]),
         .executableTarget(name: "odatastore-cli", dependencies: [
-            "ODataStore", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            // CSQLite: the command sets SQLite's process-wide options (SQLiteProcessSettings.swift).
+            "ODataStore", "CSQLite", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Fuzz targets (issue 10): a library the tests replay regressions through, and the
         // libFuzzer executable scripts/fuzz.sh builds with -sanitize=fuzzer.

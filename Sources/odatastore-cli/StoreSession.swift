@@ -35,6 +35,7 @@ struct ConnectionOptions: ParsableArguments {
 
     /// The store options these flags describe, for `kind`.
     func storeOptions(kind: StoreKind) throws -> StoreOptions {
+        _ = SQLiteProcessSettings.applied  // before the first use of SQLite
         VerboseLog.start(verbose)
         var root = service
         if root == nil, kind != .online, let store {
