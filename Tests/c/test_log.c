@@ -112,6 +112,11 @@ static void check_arguments(void) {
     ODS_CHECK_INT_EQ(ods_log_get_level(), ODS_LOG_OFF);
     ODS_CHECK_OK(ods_log_set(ODS_LOG_OFF, on_log, c));   /* level off: off */
     ODS_CHECK_INT_EQ(ods_log_get_level(), ODS_LOG_OFF);
+    /* Every value of the ods_log_level enum is a level ods_log_set takes and reports back. */
+    for (ods_log_level level = ODS_LOG_ERROR; level <= ODS_LOG_DEBUG; level++) {
+        ODS_CHECK_OK(ods_log_set(level, on_log, c));
+        ODS_CHECK_INT_EQ(ods_log_get_level(), (int)level);
+    }
     ODS_CHECK_OK(ods_log_set(ODS_LOG_OFF, NULL, NULL));
     collector_free(c);
 }
