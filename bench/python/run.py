@@ -94,11 +94,14 @@ thread -> transport are the design). User-space instructions went up a little, l
 socket hash bookkeeping: 335,300 -> 340,300 Ir per GET here, `ods_get` 177,100 -> 180,900.
 CPU (`perf stat` task-clock of `get.py`, 3,000 V4 GETs, the two libraries alternating, 6
 pairs, load average 1.4-4.6): per-pair ratios 0.90-1.25, median 0.94 (-6%); `ods_get` alone
-(5 pairs): median 0.87 (-13%). The rows "other build" above are the library before this change (ed8dfa9) in the same rounds. That run (table above) had
-another helper's work beside it (load average 4.7 at the end: every client about 1.4x its
-quiet-machine CPU): the two libraries were within the rounds' spread of each other (1.03x and
-0.98x), and the ratios to the peers, 3.65x V4 and 3.17x V2, are lower than the quiet run's
-for that reason, not because of the change; the 5x target is still **missed**.
+(5 pairs): median 0.87 (-13%). The helper's `run.py --compare-lib` run beside another
+helper's work (load average 4.7: every client about 1.4x its quiet-machine CPU) could not tell
+the two libraries apart (1.03x and 0.98x) and gave 3.65x V4 and 3.17x V2. The table above is
+the lead's rerun after merging (9 rounds, 21:52 UTC, nothing else running; the load average is
+the benchmark's own): **3.94x** V4 and **3.45x** V2 (target 5x: still **missed**). Every
+client measured more CPU than in the quiet run of the morning (python-odata 1.145 ms against
+0.92), and the binding's rounds spread from 0.215 to 0.337 ms: the ratios are within the
+spread of the run before this change (4.10x and 3.51x).
 
 What is left: the 5x target is not reachable through the binding alone. The library's own
 GET (`ods_get`, C callbacks) spends 0.13-0.19 ms CPU per GET on this machine when measured
