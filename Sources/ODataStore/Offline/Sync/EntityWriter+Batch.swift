@@ -51,9 +51,11 @@ extension EntityWriter {
             pending.table = table
             pending.present = Self.present(d.cells)
         }
-        let cells = cellPool.popLast() ?? []
-        pending.drafts.append(d)
-        d.cells = cells
+        // Moved in, not copied (a copy retains and later releases every member of the draft):
+        // `d` is left an empty draft holding pooled cells.
+        var held = EntityDraft(cells: cellPool.popLast() ?? [])
+        swap(&held, &d)
+        pending.drafts.append(consume held)
         if pending.drafts.count >= batchRows(3 + pending.present.count) { try flushPending(page: page) }
     }
 
@@ -100,7 +102,12 @@ extension EntityWriter {
         let st = try batchStatement(table, present, rows: rows)
         defer { st.reset() }
         let columns = 3 + present.count
-        for j in range { try bindRow(st, present, pending.drafts[j], page: page, base: (j - range.lowerBound) * columns) }
+        // Bound from the drafts where they are, through a pointer's addressor (an element read
+        // out of `pending`, or an `UnsafeBufferPointer` subscript, is a copy of the draft).
+        try pending.drafts.withUnsafeBufferPointer { (drafts) throws(SQLiteError) in
+            let first = drafts.baseAddress!
+            for j in range { try bindRow(st, present, first[j], page: page, base: (j - range.lowerBound) * columns) }
+        }
         sqlite3_set_last_insert_rowid(file.connection.handle, 0)
         _ = try st.step()
         if file.connection.lastInsertRowID == largest + Int64(rows) {

@@ -557,7 +557,7 @@ final class EntityWriter {
 
     /// Binds the row's values from parameter `base + 1` on.
     @inline(__always)
-    func bindRow(_ st: SQLiteStatement, _ present: [Int], _ d: EntityDraft, page: UnsafeBufferPointer<UInt8>,
+    func bindRow(_ st: SQLiteStatement, _ present: [Int], _ d: borrowing EntityDraft, page: UnsafeBufferPointer<UInt8>,
                  base: Int = 0) throws(SQLiteError) {
         try d.type.bind(st, at: base + 1, page: page)
         try d.etag.bind(st, at: base + 2, page: page)
