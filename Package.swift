@@ -32,6 +32,8 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         .systemLibrary(name: "CXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
+        // glibc's mallopt, for the command only (Sources/odatastore-cli/MallocSettings.swift).
+        .systemLibrary(name: "CMalloc"),
         // include/odatastore.h imported into Swift (no library to link: it is what we build).
         .systemLibrary(name: "CODataStoreABI"),
 
@@ -46,8 +48,9 @@ let package = Package(
         // Foundation bridging for Swift apps (Sources/ODataStoreFoundation/README.md).
         .target(name: "ODataStoreFoundation", dependencies: ["ODataStore"], exclude: ["README.md"]),
         .executableTarget(name: "odatastore-cli", dependencies: [
-            // CSQLite: the command sets SQLite's process-wide options (SQLiteProcessSettings.swift).
-            "ODataStore", "CSQLite", .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            // CSQLite, CMalloc: the command sets SQLite's and malloc's process-wide options
+            // (SQLiteProcessSettings.swift, MallocSettings.swift).
+            "ODataStore", "CSQLite", "CMalloc", .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         // Fuzz targets (issue 10): a library the tests replay regressions through, and the
         // libFuzzer executable scripts/fuzz.sh builds with -sanitize=fuzzer.

@@ -36,6 +36,7 @@ struct ConnectionOptions: ParsableArguments {
     /// The store options these flags describe, for `kind`.
     func storeOptions(kind: StoreKind) throws -> StoreOptions {
         _ = SQLiteProcessSettings.applied  // before the first use of SQLite
+        _ = MallocSettings.applied
         VerboseLog.start(verbose)
         var root = service
         if root == nil, kind != .online, let store {
