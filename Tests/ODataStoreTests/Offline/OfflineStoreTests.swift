@@ -280,6 +280,52 @@ struct OfflineStoreTests {
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
     }
 
+    /// New files get 8 KiB pages; a file made with SQLite's 4 KiB pages (every file before
+    /// the change) opens, answers the same and keeps its page size.
+    @Test func aNewStoreHas8KiBPagesAndA4KiBStoreStillOpens() async throws {
+        let server = try TestServer.start(.v4, pageSize: 100)
+        defer { server.stop() }
+        let path = Self.temporaryPath("pages.store")
+        var options = StoreOptions(serviceRoot: server.serviceRoot)
+        options.kind = .offline
+        options.storePath = path
+        options.definingRequests = ["Products", "Categories?$expand=Products($top=2)"]
+        let (store, state, error) = try await Self.opened(options)
+        #expect(state == .open, "\(String(describing: error))")
+        let reads = ["Products?$filter=Price gt 50&$orderby=Name desc,ID&$top=20", "Categories?$expand=Products($top=2)&$orderby=ID"]
+        var answers: [String] = []
+        for read in reads { answers.append(try await Self.run(store, read).get().json) }
+        await store.close()
+        func pageSize() throws -> Int64? {
+            let c = try SQLiteConnection(path: path, create: false)
+            guard case .integer(let size)? = try c.scalar("PRAGMA page_size") else { return nil }
+            return size
+        }
+        #expect(try pageSize() == Int64(StoreFile.pageSize))
+        #expect(StoreFile.pageSize == 8192)
+
+        // The same file rewritten with 4 KiB pages (VACUUM changes it outside WAL mode only).
+        do {
+            let c = try SQLiteConnection(path: path, create: false)
+            try SQLFunctions.register(on: c)  // the indexes use the store's collations
+            try c.execute("PRAGMA journal_mode = DELETE")
+            try c.execute("PRAGMA page_size = 4096")
+            try c.execute("VACUUM")
+            try c.execute("PRAGMA journal_mode = WAL")
+        }
+        #expect(try pageSize() == 4096)
+        server.stop()
+        var reopen = options
+        reopen.definingRequests = []
+        let (again, state2, error2) = try await Self.opened(reopen)
+        #expect(state2 == .open, "\(String(describing: error2))")
+        for (read, answer) in zip(reads, answers) {
+            #expect(try JSONValue.parse(try await Self.run(again, read).get().json) == JSONValue.parse(answer), "\(read)")
+        }
+        await again.close()
+        #expect(try pageSize() == 4096)
+    }
+
     @Test func aFileThatIsNotAStoreIsRefusedAndLeftAlone() async throws {
         let path = Self.temporaryPath("notastore.store")
         let text = Array("just some text, not SQLite".utf8)
