@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 import Testing
 @testable import ODataStore
@@ -52,6 +55,28 @@ struct CurlTransportTests {
         #expect(page.text.hasPrefix("{\"d\":{\"results\":["))
         #expect(page.text.contains("\"Price\":\"37.37\""))
         #expect(page.header("ETag") == nil)  // collections carry ETags inside __metadata
+    }
+
+    /// The transport thread runs in SCHED_BATCH unless configured otherwise (its wake-ups
+    /// must not preempt the threads that submit requests; see `batchScheduling`), and works
+    /// in both classes.
+    @Test(arguments: [true, false])
+    func transportThreadSchedulingClass(batch: Bool) async throws {
+        let server = try TestServer.start(.v4)
+        defer { server.stop() }
+        let transport = try CurlTransport(configuration: CurlTransportConfiguration(batchScheduling: batch))
+        defer { transport.shutdown() }
+
+        let result = await get(transport, server.serviceRoot + "Products(7)", headers: json)
+        let response = try #require(result.response, "\(result)")
+        #expect(response.status == 200)
+        #expect(response.text.contains("\"ID\":7,"))
+        #if os(Linux)
+        // SCHED_BATCH, or else left as inherited (SCHED_OTHER unless the test runs otherwise).
+        #expect(transport.transportThreadPolicy == (batch ? 3 : sched_getscheduler(0)))
+        #else
+        #expect(transport.transportThreadPolicy == nil)
+        #endif
     }
 
     @Test func manyConcurrentGetsShareAFewKeepAliveConnections() async throws {

@@ -126,6 +126,14 @@ public final class CurlTransport: HTTPTransport {
         thread.join()
     }
 
+    /// The transport thread's scheduling policy (`CurlTransportConfiguration.batchScheduling`):
+    /// SCHED_BATCH (3) or SCHED_OTHER (0) as the kernel reports it; nil before the thread has
+    /// set it, and off Linux.
+    var transportThreadPolicy: Int32? {
+        let policy = shared.schedulingPolicy.load(ordering: .acquiring)
+        return policy < 0 ? nil : policy
+    }
+
     /// Counters since the transport was created.
     public var statistics: CurlTransportStatistics {
         CurlTransportStatistics(
@@ -201,6 +209,9 @@ final class CurlShared: Sendable {
     let requestsStarted = Atomic<Int>(0)
     let requestsCompleted = Atomic<Int>(0)
     let connectionsOpened = Atomic<Int>(0)
+    /// The transport thread's scheduling policy as the kernel reports it once the thread
+    /// runs (SCHED_OTHER 0, SCHED_BATCH 3); -1 before, or off Linux. For tests.
+    let schedulingPolicy = Atomic<Int32>(-1)
 
     init(wakeFD: Int32) {
         inbox = Locked(CurlInbox())

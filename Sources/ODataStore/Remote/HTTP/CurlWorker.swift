@@ -63,6 +63,10 @@ final class CurlWorker: @unchecked Sendable {
 
     /// The thread's body: runs until shutdown, then ends every transfer and frees libcurl state.
     func run() {
+        if configuration.batchScheduling { Self.enterBatchScheduling() }
+        #if os(Linux)
+        shared.schedulingPolicy.store(sched_getscheduler(0), ordering: .releasing)  // 0: this thread
+        #endif
         while true {
             let (starts, cancels, resumes, stopping) = shared.inbox.withLock { inbox in
                 let batch = (inbox.starts, inbox.cancels, inbox.resumes, inbox.shutdownRequested)
@@ -125,6 +129,18 @@ final class CurlWorker: @unchecked Sendable {
             }
         }
         closeEverything()
+    }
+
+    /// Puts the calling thread (the transport thread) in SCHED_BATCH: its wake-ups stop
+    /// preempting the running thread (see `CurlTransportConfiguration.batchScheduling`).
+    /// Unprivileged, per thread; a failure leaves the thread as it was.
+    private static func enterBatchScheduling() {
+        #if os(Linux)
+        var parameters = sched_param()
+        parameters.sched_priority = 0  // the only priority of SCHED_BATCH
+        let schedBatch: Int32 = 3  // SCHED_BATCH of <sched.h> (a _GNU_SOURCE name Swift does not import)
+        _ = pthread_setschedparam(pthread_self(), schedBatch, &parameters)
+        #endif
     }
 
     // MARK: - Driving libcurl
