@@ -103,22 +103,48 @@ client measured more CPU than in the quiet run of the morning (python-odata 1.14
 0.92), and the binding's rounds spread from 0.215 to 0.337 ms: the ratios are within the
 spread of the run before this change (4.10x and 3.51x).
 
-What is left: the 5x target is not reachable through the binding alone. The library's own
-GET (`ods_get`, C callbacks) spends 0.13-0.19 ms CPU per GET on this machine when measured
-beside the binding (before issue 13 a third of it in the kernel: about 18 polls per GET,
-as libcurl's own baseline; now about 4 polls and 8.5 system calls per GET, and the 3.9
-context switches of the thread hand-offs), which already is a quarter to a fifth of
-python-odata's 0.75-0.9 ms; the binding adds 0.05-0.1 ms. Python's remaining ~160,000 Ir are
-spread thin: the parse (~25,000, `json`'s scanner making the key and value strings), the
-converters (~10,000), the ctypes callback and the two ctypes calls (~15,000 with the
-arguments' conversion), the future and its done-callback (~15,000), the request object and
-its locks, the application's own callback in `get.py`. What would still help: the library's
-per-GET cost (about 38 allocations, the thread hand-offs, the decode; Sources/ODataStore and
-Sources/ODataProtocol/Payload), a completion path that delivers several finished requests per
-callback (the test server answers one request at a time, so batches hold one completion
-here), and typed values decoded in C (the library knows the Edm types; a call returning an
-entity as a Python-ready structure would skip the string round trip for Int64, Decimal,
-dates and GUIDs).
+Issue 13, the thread hand-offs: what the instruction counts did not show. In instructions
+the binding was ~12x cheaper than the peers, in CPU time ~4x. `bash bench/python/threads.sh`
+(bench/python/threads.py: get.py's workload with the client on one CPU as here, per thread
+over 3,000 timed V4 GETs: on-CPU time from /proc/self/task/*/schedstat, context switches
+and page faults from .../status and .../stat) before the change: the callback thread (the
+Python done-callbacks) 0.09-0.12 ms per GET, the transport thread 0.11-0.16 ms (a third
+of it in the kernel: poll, and the loopback send, which also runs the server's receive
+path); 2.9 voluntary and 1.0 involuntary context switches per GET, the main thread idle.
+The transport slept twice per GET (for the answer, then after sending the next request),
+and the callback thread was preempted at nearly every GET: the next request's send wrote
+the transport's wake-up pipe, and the woken transport ran at once, in the middle of the
+Python callback, then handed the CPU back. No other hop: callback thread -> transport ->
+callback thread is all. `perf record -e cpu-clock -g` split by thread: ~10% of all samples
+in the switch and wake-up paths (finish_task_switch, try_to_wake_up's unlock), poll 17% of
+the transport thread, libcurl 24%, the library 22%; page faults 0.006 per GET (no malloc
+trimming problem); system calls ~8.5 per GET (poll 3.5, futex 1.9, recvfrom 1.1, sendto
+1.0, pipe write + read 0.65 each). The transport thread now runs in Linux's SCHED_BATCH
+class (`CurlTransportConfiguration.batchScheduling`, on by default): the same fair share
+of the CPU, but its wake-ups no longer preempt the running thread. The wake-up itself is
+still sent at once (unlike the deferred wake-up rejected earlier, nothing waits for a
+flush): a callback that blocks waiting for the request it submitted lets the transport run
+right then, and with an idle CPU the transport runs there at once. With the client on one
+busy CPU the transport runs when the callback thread has finished its batch, and handles
+every send and every answer that came meanwhile in one pass; the callback thread in turn
+gets several completions per wake-up. threads.py, the library of main and this one
+alternating (3 pairs, load average 4-6 from another helper's build): 0.203 -> 0.107 ms CPU
+per GET (callback thread 0.090 -> 0.056, transport 0.113 -> 0.050: the same instructions
+run faster without the cache refills after each switch), voluntary switches 2.9 -> 0.75
+per GET, involuntary 0.98 -> 0.09; page faults unchanged; wall time +5% (2.10 -> 2.23 s
+for 3,000 GETs: an answer now waits for the callback in progress). `run.py --runs 3
+--compare-lib` (load average 4): V4 0.121 ms against 0.255 for main's library (2.11x),
+V2 0.114 against 0.252 (2.21x); 7.8x and 6.4x against the peers. Under a heavier load
+(both CPUs saturated by a sanitizer build) the gain shrank to 0-20%: other processes then
+preempt both threads anyway. The library alone (`ods_get`, C callbacks) does not change:
+its callbacks are too short to be preempted (0.7-1.2 switches per GET before and after).
+
+What is left: the binding's CPU per GET is now split about evenly between the callback
+thread (Python: the ~160,000 Ir above) and the transport thread (libcurl ~25%, the
+library's decode and bookkeeping ~25%, poll, and the loopback send and receive). What
+would still help is as before: fewer allocations and less decoding per GET in the library,
+a completion path that delivers several finished requests per ctypes callback (batches now
+hold several completions, each still one callback), and typed values decoded in C.
 """
 
 

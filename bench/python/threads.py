@@ -9,7 +9,10 @@ GETs: per thread user and system CPU (clock ticks), voluntary and involuntary co
 switches, minor page faults, all per GET; "cpu_ms_per_get" is the exact on-CPU time of
 /proc/self/task/*/schedstat (user + sys are sampled at clock ticks). Threads are named by what they do: "main" (the
 Python main thread, waiting), "callback" (the thread the done-callbacks ran on), "transport"
-(the other thread the library started; with more than one, "other"). Prints one JSON line.
+(the other thread the library started; with more than one, "other-<tid>"). Prints one JSON
+line. --batch puts a thread in SCHED_BATCH by hand (the experiment that led to
+CurlTransportConfiguration.batchScheduling). bench/python/threads.sh starts a server and
+alternates two library builds.
 """
 from __future__ import annotations
 
