@@ -57,11 +57,11 @@ struct CurlTransportTests {
         #expect(page.header("ETag") == nil)  // collections carry ETags inside __metadata
     }
 
-    /// The transport thread runs in SCHED_BATCH unless configured otherwise (its wake-ups
-    /// must not preempt the threads that submit requests; see `batchScheduling`), and works
-    /// in both classes.
+    /// With `batchScheduling` the transport thread is the `YieldingProducer` of what it
+    /// queues, an ordinary thread outside callback batches (see CallbackQueueTests for the
+    /// yielding itself); without it, none. Both work.
     @Test(arguments: [true, false])
-    func transportThreadSchedulingClass(batch: Bool) async throws {
+    func transportThreadYieldsToCallbacksWhenConfigured(batch: Bool) async throws {
         let server = try TestServer.start(.v4)
         defer { server.stop() }
         let transport = try CurlTransport(configuration: CurlTransportConfiguration(batchScheduling: batch))
@@ -72,10 +72,14 @@ struct CurlTransportTests {
         #expect(response.status == 200)
         #expect(response.text.contains("\"ID\":7,"))
         #if os(Linux)
-        // SCHED_BATCH, or else left as inherited (SCHED_OTHER unless the test runs otherwise).
-        #expect(transport.transportThreadPolicy == (batch ? 3 : sched_getscheduler(0)))
+        if batch && sched_getscheduler(0) == 0 {
+            let producer = try #require(transport.yieldingProducer)
+            #expect(producer.currentPolicy == 0)  // SCHED_OTHER outside callback batches
+        } else {
+            #expect(transport.yieldingProducer == nil)
+        }
         #else
-        #expect(transport.transportThreadPolicy == nil)
+        #expect(transport.yieldingProducer == nil)
         #endif
     }
 

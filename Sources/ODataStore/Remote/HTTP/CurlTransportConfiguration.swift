@@ -52,17 +52,17 @@ public struct CurlTransportConfiguration: Sendable, Equatable {
     /// Keeps cookies the service sets (in memory, for the transport's life) and sends them
     /// back, as session-based services (SAP Gateway) need.
     public var cookies: Bool
-    /// Runs the transport thread in Linux's SCHED_BATCH class (on by default; no effect
-    /// elsewhere). Its fair share of the CPU is unchanged; only its wake-ups (a send from
-    /// another thread, a socket ready) no longer preempt the thread running on that CPU: it
-    /// runs on an idle CPU if there is one, else as soon as that thread blocks or its time
-    /// slice ends. A thread that submits requests and goes on (a callback starting the next
-    /// request) is then not interrupted by the transport once per request, and the transport
-    /// handles what arrived meanwhile in one pass: with the client's threads on one busy CPU,
-    /// about 3.9 context switches per GET became 1 and the CPU per GET fell by about 40%
-    /// (docs/benchmarks.md, "Python binding: online GETs"). The cost: on a CPU saturated by
-    /// other work, the transport may start a few milliseconds later than it would preempt.
-    /// Nothing ever waits for another thread to block: no deadlock is possible.
+    /// While a store's callback thread runs callbacks the transport queued, and as long as
+    /// those callbacks keep starting requests, the transport thread is in Linux's SCHED_BATCH
+    /// class, so that its wake-ups (a callback starting the next request, an answer arriving)
+    /// do not preempt the callbacks; an ordinary thread again once a batch of callbacks ends
+    /// with the transport asleep and not woken (`YieldingProducer`; on by default, no effect
+    /// off Linux or when the thread was not SCHED_OTHER). With the client's threads on one
+    /// busy CPU, about 3.9 context switches per GET became 1 and the CPU per GET fell by about
+    /// half (docs/benchmarks.md, "Python binding: online GETs"). Nothing waits for another
+    /// thread to block: no deadlock is possible; an answer may wait for the callback batch in
+    /// progress when no other CPU is idle. A request started outside callbacks (a synchronous
+    /// read) is handled as before.
     public var batchScheduling: Bool
 
     public init(caBundlePath: String? = nil,

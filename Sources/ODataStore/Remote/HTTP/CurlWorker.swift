@@ -63,10 +63,9 @@ final class CurlWorker: @unchecked Sendable {
 
     /// The thread's body: runs until shutdown, then ends every transfer and frees libcurl state.
     func run() {
-        if configuration.batchScheduling { Self.enterBatchScheduling() }
-        #if os(Linux)
-        shared.schedulingPolicy.store(sched_getscheduler(0), ordering: .releasing)  // 0: this thread
-        #endif
+        // Yields the CPU to the callbacks it queues while they run (`YieldingProducer`).
+        let producer = configuration.batchScheduling ? YieldingProducer.forCurrentThread() : nil
+        shared.setProducer(producer)
         while true {
             let (starts, cancels, resumes, stopping) = shared.inbox.withLock { inbox in
                 let batch = (inbox.starts, inbox.cancels, inbox.resumes, inbox.shutdownRequested)
@@ -88,7 +87,7 @@ final class CurlWorker: @unchecked Sendable {
             startQueued()
 
             // The callback threads are woken once, after every finished exchange is queued.
-            DeferredWakeups.deferring {
+            DeferredWakeups.deferring(producer: producer) {
                 drive()
                 collectFinished()
             }
@@ -101,6 +100,7 @@ final class CurlWorker: @unchecked Sendable {
 
             // Sleeps until socket activity, libcurl's timer, a wake-up or 1 s, unless work
             // arrived meanwhile (senders wake the worker only while it sleeps).
+            producer?.willSleep()  // first: a wake-up claimed after this is noted (`noteWoken`)
             let sleep = shared.inbox.withLock { inbox -> Bool in
                 guard inbox.isEmpty else { return false }
                 inbox.workerSleeping = true
@@ -127,20 +127,10 @@ final class CurlWorker: @unchecked Sendable {
                     usleep(10_000)  // never spin if polling fails
                 }
             }
+            producer?.didWake()
         }
         closeEverything()
-    }
-
-    /// Puts the calling thread (the transport thread) in SCHED_BATCH: its wake-ups stop
-    /// preempting the running thread (see `CurlTransportConfiguration.batchScheduling`).
-    /// Unprivileged, per thread; a failure leaves the thread as it was.
-    private static func enterBatchScheduling() {
-        #if os(Linux)
-        var parameters = sched_param()
-        parameters.sched_priority = 0  // the only priority of SCHED_BATCH
-        let schedBatch: Int32 = 3  // SCHED_BATCH of <sched.h> (a _GNU_SOURCE name Swift does not import)
-        _ = pthread_setschedparam(pthread_self(), schedBatch, &parameters)
-        #endif
+        producer?.retire()
     }
 
     // MARK: - Driving libcurl
