@@ -119,36 +119,48 @@ callback thread is all. `perf record -e cpu-clock -g` split by thread: ~10% of a
 in the switch and wake-up paths (finish_task_switch, try_to_wake_up's unlock), poll 17% of
 the transport thread, libcurl 24%, the library 22%; page faults 0.006 per GET (no malloc
 trimming problem); system calls 8.8 per GET (`perf stat` tracepoints: poll 3.5, futex 1.9,
-recvfrom 1.1, sendto 1.0, pipe write and read 0.65 each). The transport thread now runs in Linux's SCHED_BATCH
-class (`CurlTransportConfiguration.batchScheduling`, on by default): the same fair share
-of the CPU, but its wake-ups no longer preempt the running thread. The wake-up itself is
-still sent at once (unlike the deferred wake-up rejected earlier, nothing waits for a
-flush): a callback that blocks waiting for the request it submitted lets the transport run
-right then, and with an idle CPU the transport runs there at once. With the client on one
-busy CPU the transport runs when the callback thread has finished its batch, and handles
-every send and every answer that came meanwhile in one pass; the callback thread in turn
-gets several completions per wake-up. threads.py, the library of main and this one
-alternating (3 pairs, load average 4-6 from another helper's build): 0.203 -> 0.107 ms CPU
-per GET (callback thread 0.090 -> 0.056, transport 0.113 -> 0.050: the same instructions
-run faster without the cache refills after each switch), voluntary switches 2.9 -> 0.75
-per GET, involuntary 0.98 -> 0.09; page faults unchanged; wall time +5% (2.10 -> 2.23 s
-for 3,000 GETs: an answer now waits for the callback in progress). `run.py --runs 3
---compare-lib` (load average 4): V4 0.121 ms against 0.255 for main's library (2.11x),
-V2 0.114 against 0.252 (2.21x); 7.8x and 6.4x against the peers. Under a heavier load
-(both CPUs saturated by a sanitizer build) the gain shrank to 0-20%: other processes then
-preempt both threads anyway. The library alone (`ods_get`, C callbacks) does not change:
-its callbacks are too short to be preempted (0.7-1.2 switches per GET before and after).
+recvfrom 1.1, sendto 1.0, pipe write and read 0.65 each). The fix: while the callback
+thread runs callbacks the transport queued, the transport thread is in Linux's SCHED_BATCH class
+(Sources/ODataStore/Callbacks/YieldingProducer.swift; `CurlTransportConfiguration.batchScheduling`,
+on by default): the same fair share of the CPU, but its wake-ups no longer preempt the
+running thread. The wake-up itself is still sent at once (unlike the deferred wake-up
+rejected earlier, nothing waits for a flush): a callback that blocks waiting for the
+request it submitted lets the transport run right then, and with an idle CPU the transport
+runs there at once. With the client on one busy CPU the transport runs when the callback
+thread has finished its batch, and handles every send and every answer that came meanwhile
+in one pass; the callback thread in turn gets several completions per wake-up. While the
+callbacks keep starting requests the transport stays in SCHED_BATCH between batches; once a
+batch ends with the transport asleep and nobody having woken it, it is an ordinary thread
+again. A first version kept the transport in SCHED_BATCH all the time: same CPU figures, but
+a synchronous `store.read` loop on a CPU shared with other processes went from 1.0 to 4.0 ms
+median latency (the woken transport waited a scheduler tick behind them); now 0.93-1.01 ms
+against 0.87-0.96 for main's library (3 alternating pairs of 500 reads, client on CPU 1).
+Switching the class back at the end of every batch instead lost the gain (the class change
+of a runnable thread preempts the thread making it, and the transport then slept twice per
+GET again). threads.py, main's library and the first version alternating (3 pairs, load
+average 4-6 from another helper's build): 0.203 -> 0.107 ms CPU per GET (callback thread
+0.090 -> 0.056, transport 0.113 -> 0.050: the same instructions run faster without the
+cache refills after each switch), voluntary switches 2.9 -> 0.75 per GET, involuntary
+0.98 -> 0.09; page faults unchanged; wall time +5% (2.10 -> 2.23 s for 3,000 GETs: an
+answer now waits for the callback in progress). The final version, 2 pairs (load average
+1.7): 0.219 -> 0.111 ms, 2.9 -> 0.75 and 0.98 -> 0.09 switches per GET. `run.py --runs 3
+--compare-lib` with the first version (load average 4): V4 0.121 ms against 0.255 for main's
+library (2.11x), V2 0.114 against 0.252 (2.21x); 7.8x and 6.4x against the peers. Under a
+heavier load (both CPUs saturated by a sanitizer build) the gain shrank to 0-20%: other
+processes then preempt both threads anyway. The library alone (`ods_get`, C callbacks)
+does not change: its callbacks are too short to be preempted (0.7-1.2 switches per GET
+before and after).
 The table at the top of this section is this change (`bash bench/python/run.sh --runs 5`,
 the machine shared with other helpers' builds and tests: see its load average).
 
-What is left: the 5x target is met (the run of the table above, 23:44 UTC: 7.26x V4 and
-6.70x V2, every round of the binding 0.096-0.128 ms per GET against the peers' 0.70-0.99)
-where the client's threads do not share their CPU with much else; with both CPUs saturated
+What is left: the 5x target is met (the run of the table above, 00:05 UTC, final version:
+6.84x V4 and 7.38x V2, the binding's rounds 0.106-0.168 ms per GET against the peers'
+0.78-1.06; the first version's run at 23:44, load average 3.5: 7.26x and 6.70x) where the
+client's threads do not share their CPU with much else; with both CPUs saturated
 by other work the SCHED_BATCH gain shrinks (above). The binding's CPU per GET is now split
 about evenly between the callback thread (Python: the ~160,000 Ir above) and the transport
 thread (libcurl ~25%, the library's decode and bookkeeping ~25%, poll, and the loopback
-send and receive). What
-would still help is as before: fewer allocations and less decoding per GET in the library,
+send and receive). What would still help is as before: fewer allocations and less decoding per GET in the library,
 a completion path that delivers several finished requests per ctypes callback (batches now
 hold several completions, each still one callback), and typed values decoded in C.
 """
