@@ -24,6 +24,9 @@ final class CallbackQueue: @unchecked Sendable {
     @exclusivity(unchecked) private var waiting = 0
     /// A wake-up was sent (or deferred) since a waiter last woke: further enqueues need none.
     @exclusivity(unchecked) private var wakePending = false
+    /// The producer (the transport thread) of callbacks queued since the callback thread last
+    /// took a batch, when it yields to their consumer (`YieldingProducer`; thread mode).
+    @exclusivity(unchecked) private var producer: YieldingProducer?
     private var thread: JoinableThread?
     private let event: ReadinessPipe?
     /// The thread currently running callbacks (0 when none); the callback thread in `.thread` mode.
@@ -56,6 +59,7 @@ final class CallbackQueue: @unchecked Sendable {
     /// Appends a callback. Returns false (and drops it) after `shutdown`.
     @discardableResult
     func enqueue(_ callback: @escaping Callback) -> Bool {
+        let deferring = DeferredWakeups.current
         cond.lock()
         guard accepting else {
             cond.unlock()
@@ -64,10 +68,13 @@ final class CallbackQueue: @unchecked Sendable {
         let wasEmpty = head == items.count
         items.append(callback)
         if wasEmpty { event?.raise() }
+        if mode == .thread, let yielding = deferring?.producer { producer = yielding }
         let wake = waiting > 0 && !wakePending
         if wake { wakePending = true }
         cond.unlock()
-        if wake && !DeferredWakeups.record(self) { wakeConsumers() }
+        if wake {
+            if let deferring { deferring.add(self) } else { wakeConsumers() }
+        }
         return true
     }
 
@@ -173,9 +180,14 @@ final class CallbackQueue: @unchecked Sendable {
                 batch = takeAllLocked()
             }
             let done = !accepting && batch.isEmpty
+            let yieldingProducer = producer
+            producer = nil
             cond.unlock()
             if done { return }
+            // The transport that queued these yields the CPU to them (`YieldingProducer`).
+            yieldingProducer?.beginYielding()
             run(batch)
+            yieldingProducer?.endYielding()
             batch.removeAll(keepingCapacity: true)  // the callbacks are released here, unlocked
         }
     }

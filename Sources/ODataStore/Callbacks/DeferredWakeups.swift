@@ -12,11 +12,25 @@ import Glibc
 /// delivered later than the end of the burst, and nothing is reordered: callbacks are queued
 /// at once, only the wake-up waits.
 ///
+/// The producing thread may also name itself a `YieldingProducer`: the queues then note it
+/// with the callbacks, and their consumer yields the CPU to them while it runs them.
+///
 /// Threading: the state is per thread (a pthread key); other threads are not affected.
 enum DeferredWakeups {
     /// The queues to wake when the current thread's `deferring` ends; nil outside it.
     final class Pending {
         var queues: [CallbackQueue] = []
+        /// The thread deferring, when it yields to the consumers of its callbacks.
+        let producer: YieldingProducer?
+
+        init(producer: YieldingProducer?) {
+            self.producer = producer
+        }
+
+        /// Records `queue` for waking when `deferring` ends.
+        func add(_ queue: CallbackQueue) {
+            if !queues.contains(where: { $0 === queue }) { queues.append(queue) }
+        }
     }
 
     private static let key: pthread_key_t = {
@@ -27,11 +41,12 @@ enum DeferredWakeups {
     }()
 
     /// Runs `body`; wake-ups that callback queues would make meanwhile happen when it returns.
-    /// Nested calls defer to the outermost one.
-    static func deferring<R>(_ body: () -> R) -> R {
+    /// Nested calls defer to the outermost one. `producer`: the calling thread, when its
+    /// callbacks' consumers should let it yield to them (see `YieldingProducer`).
+    static func deferring<R>(producer: YieldingProducer? = nil, _ body: () -> R) -> R {
         let key = Self.key
         if pthread_getspecific(key) != nil { return body() }
-        let pending = Pending()
+        let pending = Pending(producer: producer)
         let pointer = Unmanaged.passRetained(pending)
         pthread_setspecific(key, pointer.toOpaque())
         let result = body()
@@ -44,9 +59,14 @@ enum DeferredWakeups {
     /// Records `queue` for waking at the end of the current `deferring`; false (the caller
     /// wakes now) when the calling thread is not deferring.
     static func record(_ queue: CallbackQueue) -> Bool {
-        guard let raw = pthread_getspecific(key) else { return false }
-        let pending = Unmanaged<Pending>.fromOpaque(raw).takeUnretainedValue()
-        if !pending.queues.contains(where: { $0 === queue }) { pending.queues.append(queue) }
+        guard let pending = current else { return false }
+        pending.add(queue)
         return true
+    }
+
+    /// The calling thread's `deferring` state; nil outside it.
+    static var current: Pending? {
+        guard let raw = pthread_getspecific(key) else { return nil }
+        return Unmanaged<Pending>.fromOpaque(raw).takeUnretainedValue()
     }
 }

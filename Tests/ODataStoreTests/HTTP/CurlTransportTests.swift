@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 import Testing
 @testable import ODataStore
@@ -52,6 +55,32 @@ struct CurlTransportTests {
         #expect(page.text.hasPrefix("{\"d\":{\"results\":["))
         #expect(page.text.contains("\"Price\":\"37.37\""))
         #expect(page.header("ETag") == nil)  // collections carry ETags inside __metadata
+    }
+
+    /// With `batchScheduling` the transport thread is the `YieldingProducer` of what it
+    /// queues, an ordinary thread outside callback batches (see CallbackQueueTests for the
+    /// yielding itself); without it, none. Both work.
+    @Test(arguments: [true, false])
+    func transportThreadYieldsToCallbacksWhenConfigured(batch: Bool) async throws {
+        let server = try TestServer.start(.v4)
+        defer { server.stop() }
+        let transport = try CurlTransport(configuration: CurlTransportConfiguration(batchScheduling: batch))
+        defer { transport.shutdown() }
+
+        let result = await get(transport, server.serviceRoot + "Products(7)", headers: json)
+        let response = try #require(result.response, "\(result)")
+        #expect(response.status == 200)
+        #expect(response.text.contains("\"ID\":7,"))
+        #if os(Linux)
+        if batch && sched_getscheduler(0) == 0 {
+            let producer = try #require(transport.yieldingProducer)
+            #expect(producer.currentPolicy == 0)  // SCHED_OTHER outside callback batches
+        } else {
+            #expect(transport.yieldingProducer == nil)
+        }
+        #else
+        #expect(transport.yieldingProducer == nil)
+        #endif
     }
 
     @Test func manyConcurrentGetsShareAFewKeepAliveConnections() async throws {

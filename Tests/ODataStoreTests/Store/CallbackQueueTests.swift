@@ -101,6 +101,64 @@ struct CallbackQueueTests {
         #expect(counts.withLock { $0 }.allSatisfy { $0 == 1 })
     }
 
+    /// A producer that yields (`YieldingProducer`, as the transport thread does) is in
+    /// SCHED_BATCH while the callback thread runs its callbacks; a callback that blocks until
+    /// the producer does more work (as one waiting for the request it just started) still
+    /// gets it (nothing waits for the batch); a batch that ends while the producer sleeps and
+    /// nobody woke it makes it an ordinary thread again.
+    @Test func producerYieldsWhileItsCallbacksRun() throws {
+        #if os(Linux)
+        guard sched_getscheduler(0) == 0 else { return }  // the test itself runs in another class
+        let queue = try CallbackQueue(mode: .thread, name: "test")
+        let seen = Mutex<[Int32?]>([])
+        let started = DeliveryCounter(producers: 1)
+        let answered = DeliveryCounter(producers: 1)
+        let done = DeliveryCounter(producers: 1)
+        let timedOut = Mutex(false)
+        let after = Mutex<Int32?>(nil)
+        let retired = Mutex<Int32?>(7)
+        let producerThread = try JoinableThread {
+            guard let producer = YieldingProducer.forCurrentThread() else { return }
+            DeferredWakeups.deferring(producer: producer) {
+                queue.enqueue { seen.withLock { $0.append(producer.currentPolicy) } }
+                queue.enqueue {
+                    started.record(producer: 0)
+                    // Blocks until the producer has run again (SCHED_BATCH does not stop it).
+                    if !answered.wait(producer: 0, count: 1, milliseconds: 10_000) { timedOut.withLock { $0 = true } }
+                    seen.withLock { $0.append(producer.currentPolicy) }
+                }
+            }
+            if !started.wait(producer: 0, count: 1, milliseconds: 10_000) { timedOut.withLock { $0 = true } }
+            answered.record(producer: 0)
+            // As the transport before poll(): asleep, and nobody wakes it.
+            producer.willSleep()
+            DeferredWakeups.deferring(producer: producer) {
+                queue.enqueue {
+                    seen.withLock { $0.append(producer.currentPolicy) }
+                    done.record(producer: 0)
+                }
+            }
+            if !done.wait(producer: 0, count: 1, milliseconds: 10_000) { timedOut.withLock { $0 = true } }
+            // The batch's end (just after that callback) restores SCHED_OTHER.
+            var policy = producer.currentPolicy
+            for _ in 0..<10_000 where policy != 0 {
+                usleep(1_000)
+                policy = producer.currentPolicy
+            }
+            after.withLock { $0 = policy }
+            producer.didWake()
+            producer.retire()
+            retired.withLock { $0 = producer.currentPolicy }
+        }
+        producerThread.join()
+        queue.shutdown()
+        #expect(!timedOut.withLock { $0 }, "a callback or the producer waited 10 s")
+        #expect(seen.withLock { $0 } == [3, 3, 3])  // SCHED_BATCH during its callbacks
+        #expect(after.withLock { $0 } == 0)  // SCHED_OTHER after them
+        #expect(retired.withLock { $0 } == nil)
+        #endif
+    }
+
     private func readable(_ fd: Int32) -> Bool {
         var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         return poll(&p, 1, 0) == 1

@@ -126,6 +126,11 @@ public final class CurlTransport: HTTPTransport {
         thread.join()
     }
 
+    /// The transport thread as the `YieldingProducer` of the callbacks it queues
+    /// (`CurlTransportConfiguration.batchScheduling`); nil before the thread has started, when
+    /// off, and off Linux. For tests.
+    var yieldingProducer: YieldingProducer? { shared.producer.withLock { $0 } }
+
     /// Counters since the transport was created.
     public var statistics: CurlTransportStatistics {
         CurlTransportStatistics(
@@ -191,6 +196,8 @@ struct CurlWakeDescriptor: Sendable {
     let fd: Int32
     /// False once the worker is about to close it.
     var alive = true
+    /// The worker as the `YieldingProducer` of its callbacks, told of every wake-up.
+    var producer: YieldingProducer?
 }
 
 final class CurlShared: Sendable {
@@ -201,6 +208,9 @@ final class CurlShared: Sendable {
     let requestsStarted = Atomic<Int>(0)
     let requestsCompleted = Atomic<Int>(0)
     let connectionsOpened = Atomic<Int>(0)
+    /// The transport thread as a `YieldingProducer` (`CurlTransportConfiguration.batchScheduling`),
+    /// set when the thread starts; nil before, when off, and off Linux. For tests.
+    let producer = Locked<YieldingProducer?>(nil)
 
     init(wakeFD: Int32) {
         inbox = Locked(CurlInbox())
@@ -213,7 +223,14 @@ final class CurlShared: Sendable {
             guard descriptor.alive else { return }
             var byte: UInt8 = 1
             _ = write(descriptor.fd, &byte, 1)
+            descriptor.producer?.noteWoken()
         }
+    }
+
+    /// The worker, when it starts: the yielding producer it is (nil: none).
+    func setProducer(_ producer: YieldingProducer?) {
+        self.producer.withLock { $0 = producer }
+        wakeup.withLock { $0.producer = producer }
     }
 
     /// A body sink's `resume` (any thread): the worker unpauses the transfer.

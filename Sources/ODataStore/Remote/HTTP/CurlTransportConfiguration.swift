@@ -52,6 +52,18 @@ public struct CurlTransportConfiguration: Sendable, Equatable {
     /// Keeps cookies the service sets (in memory, for the transport's life) and sends them
     /// back, as session-based services (SAP Gateway) need.
     public var cookies: Bool
+    /// While a store's callback thread runs callbacks the transport queued, and as long as
+    /// those callbacks keep starting requests, the transport thread is in Linux's SCHED_BATCH
+    /// class, so that its wake-ups (a callback starting the next request, an answer arriving)
+    /// do not preempt the callbacks; an ordinary thread again once a batch of callbacks ends
+    /// with the transport asleep and not woken (`YieldingProducer`; on by default, no effect
+    /// off Linux or when the thread was not SCHED_OTHER). With the client's threads on one
+    /// busy CPU, about 3.9 context switches per GET became 1 and the CPU per GET fell by about
+    /// half (docs/benchmarks.md, "Python binding: online GETs"). Nothing waits for another
+    /// thread to block: no deadlock is possible; an answer may wait for the callback batch in
+    /// progress when no other CPU is idle. A request started outside callbacks (a synchronous
+    /// read) is handled as before.
+    public var batchScheduling: Bool
 
     public init(caBundlePath: String? = nil,
                 verifyTLS: Bool = true,
@@ -69,7 +81,8 @@ public struct CurlTransportConfiguration: Sendable, Equatable {
                 maxCompressionRatio: Int = 0,
                 compressionRatioThreshold: Int = 1 << 20,
                 easyHandlePoolSize: Int = 16,
-                cookies: Bool = true) {
+                cookies: Bool = true,
+                batchScheduling: Bool = true) {
         self.caBundlePath = caBundlePath
         self.verifyTLS = verifyTLS
         self.connectTimeoutMilliseconds = connectTimeoutMilliseconds
@@ -87,6 +100,7 @@ public struct CurlTransportConfiguration: Sendable, Equatable {
         self.compressionRatioThreshold = compressionRatioThreshold
         self.easyHandlePoolSize = easyHandlePoolSize
         self.cookies = cookies
+        self.batchScheduling = batchScheduling
     }
 
     /// Nil when the settings are usable, else the reason.

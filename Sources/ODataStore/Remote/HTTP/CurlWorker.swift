@@ -63,6 +63,9 @@ final class CurlWorker: @unchecked Sendable {
 
     /// The thread's body: runs until shutdown, then ends every transfer and frees libcurl state.
     func run() {
+        // Yields the CPU to the callbacks it queues while they run (`YieldingProducer`).
+        let producer = configuration.batchScheduling ? YieldingProducer.forCurrentThread() : nil
+        shared.setProducer(producer)
         while true {
             let (starts, cancels, resumes, stopping) = shared.inbox.withLock { inbox in
                 let batch = (inbox.starts, inbox.cancels, inbox.resumes, inbox.shutdownRequested)
@@ -84,7 +87,7 @@ final class CurlWorker: @unchecked Sendable {
             startQueued()
 
             // The callback threads are woken once, after every finished exchange is queued.
-            DeferredWakeups.deferring {
+            DeferredWakeups.deferring(producer: producer) {
                 drive()
                 collectFinished()
             }
@@ -97,6 +100,7 @@ final class CurlWorker: @unchecked Sendable {
 
             // Sleeps until socket activity, libcurl's timer, a wake-up or 1 s, unless work
             // arrived meanwhile (senders wake the worker only while it sleeps).
+            producer?.willSleep()  // first: a wake-up claimed after this is noted (`noteWoken`)
             let sleep = shared.inbox.withLock { inbox -> Bool in
                 guard inbox.isEmpty else { return false }
                 inbox.workerSleeping = true
@@ -123,8 +127,10 @@ final class CurlWorker: @unchecked Sendable {
                     usleep(10_000)  // never spin if polling fails
                 }
             }
+            producer?.didWake()
         }
         closeEverything()
+        producer?.retire()
     }
 
     // MARK: - Driving libcurl
