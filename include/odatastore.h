@@ -63,6 +63,12 @@
  *   - From inside a callback you may call any function except those that would wait for the
  *     store's own callbacks: ods_store_close, ods_store_dispatch, ods_request_wait (on a
  *     request of that store) and ods_store_execute on the same store return ODS_ESTATE.
+ *   - A store's HTTP exchanges run on a transport thread of its own. On Linux, while the
+ *     callback thread (ODS_DISPATCH_THREAD) runs callbacks of answers, and as long as those
+ *     callbacks keep starting requests, that transport thread is in the SCHED_BATCH
+ *     scheduling class, so that its wake-ups do not preempt the callbacks; it is an ordinary
+ *     SCHED_OTHER thread again once a batch of callbacks starts nothing. Only the library's
+ *     own thread is changed, never the app's, and not when something else has set its class.
  *
  * CALLBACK CONTRACT
  *   - If a function that takes or arms a callback fails, that callback is never called.
