@@ -34,9 +34,12 @@ let package = Package(
         .systemLibrary(name: "CXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         // include/odatastore.h imported into Swift (no library to link: it is what we build).
         .systemLibrary(name: "CODataStoreABI"),
+        // Sources/CScan/scan.h: the page splitter's 64-byte block scan (SSE2, portable
+        // fallback), header-only (no library to link).
+        .systemLibrary(name: "CScan"),
 
         // Protocol: CSDL, resource paths, $filter, payload codecs, $batch. Pure: no I/O.
-        .target(name: "ODataProtocol", dependencies: ["CXML2"]),
+        .target(name: "ODataProtocol", dependencies: ["CXML2", "CScan"]),
         // Stores, scheduler, online (libcurl) and offline (SQLite) engines.
         .target(name: "ODataStore", dependencies: ["ODataProtocol", "CCurl", "CSQLite"], exclude: ["Swift/README.md", "Offline/README.md", "Online/README.md", "Remote/README.md", "Mixed/README.md"]),
         // The only target that touches raw C pointers: the exports of include/odatastore.h, each
