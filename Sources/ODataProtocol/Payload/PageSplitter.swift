@@ -35,9 +35,12 @@ public struct PageSplitter {
     private var preamble: [UInt8] = []
     /// The brackets that close the page after the entity array's `]` (`}`, `}}`).
     private var closers: [UInt8] = []
-    /// Array content received and not taken: complete entities up to `cut`, then the rest.
+    /// Once the array is found, a copy of `preamble`, then the array content received and not
+    /// taken: complete entities up to `cut`, then the rest. The next run is this buffer cut
+    /// short (`takeChunk`), so the entities are not copied again.
     private var body: [UInt8] = []
-    /// End of the complete entities in `body` (the position of the `,` after the last one).
+    /// End of the complete entities in `body` (the position of the `,` after the last one;
+    /// `preamble.count` when there are none).
     private var cut = 0
     /// Complete entities in `body[..<cut]`.
     private var ready = 0
@@ -87,15 +90,18 @@ public struct PageSplitter {
     }
 
     /// Bytes of complete entities ready to take.
-    public var readyBytes: Int { cut }
+    public var readyBytes: Int { cut - head }
     /// Complete entities ready to take.
     public var readyEntities: Int { ready }
     /// Whether the entity array was found (entities are being split off).
     public var foundArray: Bool { phase != .preamble }
     /// Bytes fed so far.
     public var bytesFed: Int { total }
-    /// Bytes held now (the high-water mark of this is what streaming bounds).
-    public var heldBytes: Int { preamble.count + body.count + trailer.count }
+    /// Bytes held now (the high-water mark of this is what streaming bounds; the copy of the
+    /// bytes before the array at the start of the entities' buffer is counted once).
+    public var heldBytes: Int { preamble.count + body.count - head + trailer.count }
+    /// The bytes of `body` that copy `preamble` (0 before the array is found).
+    private var head: Int { phase == .preamble ? 0 : preamble.count }
 
     /// Takes the next piece of the body.
     ///
@@ -192,6 +198,9 @@ public struct PageSplitter {
                 expectingKey = object
                 if phase == .preamble, !object, isEntityArray() {
                     flush(p, &segment, i + 1)
+                    body.removeAll(keepingCapacity: true)
+                    body.append(contentsOf: preamble)
+                    cut = body.count
                     phase = .array
                     closers = stack.dropLast().reversed().map { $0 ? 0x7D : 0x5D }
                     arrayLevel = stack.count
@@ -262,17 +271,22 @@ public struct PageSplitter {
     /// reference to it): the number of entities, nil when there are none (`doc` unchanged).
     public mutating func takeChunk(into doc: inout [UInt8]) -> Int? {
         guard ready > 0 else { return nil }
+        // What stays: the entities after the taken ones and the comma before them (when the
+        // array goes on).
+        let rest = cut < body.count && body[cut] == 0x2C ? cut + 1 : cut
+        // `body` (the preamble, the entities) becomes the run, cut short (the closing brackets
+        // fit in its spare capacity, else it grows once); `doc`'s memory takes the preamble and
+        // what stays.
         doc.removeAll(keepingCapacity: true)
-        doc.reserveCapacity(preamble.count + cut + 1 + closers.count)
+        doc.reserveCapacity(preamble.count + body.count - rest)
         doc.append(contentsOf: preamble)
-        doc.append(contentsOf: body[..<cut])
+        doc.append(contentsOf: body[rest...])
+        swap(&doc, &body)
+        doc.removeLast(doc.count - cut)
         doc.append(0x5D)
         doc.append(contentsOf: closers)
         let entities = ready
-        // Drop the taken entities and the comma after them (when the array goes on).
-        let rest = cut < body.count && body[cut] == 0x2C ? cut + 1 : cut
-        body.removeSubrange(..<rest)
-        cut = 0
+        cut = preamble.count
         ready = 0
         return entities
     }
