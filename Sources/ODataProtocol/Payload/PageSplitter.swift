@@ -276,9 +276,10 @@ public struct PageSplitter {
         let rest = cut < body.count && body[cut] == 0x2C ? cut + 1 : cut
         // `body` (the preamble, the entities) becomes the run, cut short (the closing brackets
         // fit in its spare capacity, else it grows once); `doc`'s memory takes the preamble and
-        // what stays.
+        // what stays, with room for as much as `body` had (so the next run does not grow it:
+        // in a download the two buffers take turns, each the size of a run and a piece).
         doc.removeAll(keepingCapacity: true)
-        doc.reserveCapacity(preamble.count + body.count - rest)
+        doc.reserveCapacity(max(preamble.count + body.count - rest, body.capacity))
         doc.append(contentsOf: preamble)
         doc.append(contentsOf: body[rest...])
         swap(&doc, &body)
