@@ -34,9 +34,10 @@ let package = Package(
         .systemLibrary(name: "CXML2", pkgConfig: "libxml-2.0", providers: [.apt(["libxml2-dev"])]),
         // include/odatastore.h imported into Swift (no library to link: it is what we build).
         .systemLibrary(name: "CODataStoreABI"),
-        // Sources/CScan/scan.h: the page splitter's 64-byte block scan (SSE2, portable
-        // fallback), header-only (no library to link).
-        .systemLibrary(name: "CScan"),
+        // Sources/CScan/include/scan.h: the page splitter's 64-byte block scan (SSE2, portable
+        // fallback), static inline; a C target (not a system library) so that an edit of the
+        // header rebuilds the Swift code that inlines it.
+        .target(name: "CScan"),
 
         // Protocol: CSDL, resource paths, $filter, payload codecs, $batch. Pure: no I/O.
         .target(name: "ODataProtocol", dependencies: ["CXML2", "CScan"]),

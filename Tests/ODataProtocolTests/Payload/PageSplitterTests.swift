@@ -297,10 +297,11 @@ extension PageSplitterTests {
 /// replaced in Tests/ODataStoreTests/PageSplitterDifferentialTests.swift).
 extension PageSplitterTests {
     /// The SSE2 masks are the portable loop's, for blocks of every structural byte, their
-    /// neighbours (`|` 0x20 folds `[` onto `{`), and high bytes; the tail pads with nothing.
+    /// neighbours (the bracket compare adds 1 and ORs 0x22), and high bytes; the tail pads with nothing.
     @Test func theBlockMasksAreThePortableOnes() {
         var random = SplitRandom(seed: 64)
-        let alphabet: [UInt8] = [0x22, 0x5C, 0x7B, 0x7D, 0x5B, 0x5D, 0x7C, 0x3B, 0x7A, 0x5A, 0x02, 0x00, 0xFB, 0xDB, 0xA2, 0xFC, 0x61]
+        let alphabet: [UInt8] = [0x22, 0x5C, 0x7B, 0x7D, 0x5B, 0x5D, 0x7C, 0x3B, 0x7A, 0x5A, 0x5E, 0x7E, 0x5F, 0x7F, 0x79, 0x59,
+                                 0x02, 0x00, 0xFF, 0xFB, 0xDB, 0xA2, 0xFC, 0x61]
         for round in 0..<20_000 {
             let block = (0..<64).map { _ in round % 4 == 0 ? UInt8(random.next(upTo: 256)) : alphabet[random.next(upTo: alphabet.count)] }
             let wide = block.withUnsafeBufferPointer { ods_scan_block($0.baseAddress!) }
@@ -317,6 +318,13 @@ extension PageSplitterTests {
             let mask = n == 0 ? 0 : ~UInt64(0) >> UInt64(64 - n)
             #expect(tail.quotes == portable.quotes & mask && tail.backslashes == portable.backslashes & mask
                     && tail.brackets == portable.brackets & mask)
+        }
+        for c in 0...255 {  // every byte value, in every lane
+            let block = (0..<64).map { UInt8(truncatingIfNeeded: c + 0 * $0) }
+            let wide = block.withUnsafeBufferPointer { ods_scan_block($0.baseAddress!) }
+            let all = ~UInt64(0)
+            #expect(wide.quotes == (c == 0x22 ? all : 0) && wide.backslashes == (c == 0x5C ? all : 0)
+                    && wide.brackets == ([0x7B, 0x7D, 0x5B, 0x5D].contains(c) ? all : 0), "byte \(c)")
         }
         #expect(ods_scan_is_sse2() == 1 || ods_scan_is_sse2() == 0)
     }
