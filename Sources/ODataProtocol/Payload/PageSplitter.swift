@@ -18,9 +18,10 @@ import CScan
 /// not find (another shape, an escaped member name) is held whole as the envelope, so
 /// decoding the envelope gives what decoding the whole page gives.
 ///
-/// Memory: what it holds is the bytes before the array, the entities not taken yet (at most
-/// one incomplete), and the bytes after the array; `maxHeldBytes` bounds the part before
-/// and after the array and the incomplete entity (a `PayloadError` saying so when passed).
+/// Memory: what it holds is the bytes before the array (twice: once more at the start of the
+/// entities' buffer, which becomes the next run), the entities not taken yet (at most one
+/// incomplete), and the bytes after the array; `maxHeldBytes` bounds the part before and
+/// after the array and the incomplete entity (a `PayloadError` saying so when passed).
 ///
 /// Pure (no I/O), a value type; not shared between threads.
 public struct PageSplitter {
