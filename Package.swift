@@ -36,9 +36,13 @@ let package = Package(
         .systemLibrary(name: "CMalloc"),
         // include/odatastore.h imported into Swift (no library to link: it is what we build).
         .systemLibrary(name: "CODataStoreABI"),
+        // Sources/CScan/include/scan.h: the page splitter's 64-byte block scan (SSE2, portable
+        // fallback), static inline; a C target (not a system library) so that an edit of the
+        // header rebuilds the Swift code that inlines it.
+        .target(name: "CScan"),
 
         // Protocol: CSDL, resource paths, $filter, payload codecs, $batch. Pure: no I/O.
-        .target(name: "ODataProtocol", dependencies: ["CXML2"]),
+        .target(name: "ODataProtocol", dependencies: ["CXML2", "CScan"]),
         // Stores, scheduler, online (libcurl) and offline (SQLite) engines.
         .target(name: "ODataStore", dependencies: ["ODataProtocol", "CCurl", "CSQLite"], exclude: ["Swift/README.md", "Offline/README.md", "Online/README.md", "Remote/README.md", "Mixed/README.md"]),
         // The only target that touches raw C pointers: the exports of include/odatastore.h, each

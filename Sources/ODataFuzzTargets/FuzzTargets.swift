@@ -20,7 +20,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     /// A whole HTTP response (status line, headers, body) through the online store's handling.
     case http
     /// A JSON page cut into pieces by `PageSplitter` (V4 and V2), its runs and envelope
-    /// decoded: when both the split and the whole-page decode succeed they find as many entities.
+    /// decoded: when both the split and the whole-page decode succeed they find as many entities;
+    /// and the same pieces fed to `ReferencePageSplitter` (the byte loop it replaced) give the
+    /// same runs, envelope, counters and errors.
     case split
 }
 
@@ -59,7 +61,10 @@ public enum FuzzTargets {
             FuzzEntryPoints.httpResponse(bytes, model: model, version: .v4)
             FuzzEntryPoints.httpResponse(bytes, model: nil, version: .v2)
         case .split:
-            for version in [ODataVersion.v4, .v2] { split(bytes, version: version) }
+            for version in [ODataVersion.v4, .v2] {
+                split(bytes, version: version)
+                splitLikeTheReference(bytes, version: version)
+            }
         }
     }
 
@@ -96,6 +101,26 @@ public enum FuzzTargets {
         }
         if let whole = decode(bytes), whole.entityCount != entities {
             fatalError("split: \(entities) entities in the runs, \(whole.entityCount) in the whole page")
+        }
+    }
+
+    /// `PageSplitter` and `ReferencePageSplitter` (the byte loop it replaced) fed `bytes` in
+    /// the same pieces (sizes from the bytes themselves), with the default limits and with
+    /// small ones (so the limits' errors come often): they must say the same in every way.
+    static func splitLikeTheReference(_ bytes: [UInt8], version: ODataVersion) {
+        var cuts: [Int] = []
+        var at = 0
+        var step = 1
+        while at < bytes.count {
+            step = Int(bytes[at] % 97) + step % 13 + 1
+            at += step
+            cuts.append(at)
+        }
+        for (maxHeld, maxDepth, takeAt) in [(1 << 16, PayloadDecoder.maxDepth + 2, 64), (300, 6, 0)] {
+            if let difference = SplitterDifferential.firstDifference(bytes, version: version, cuts: cuts, takeAt: takeAt,
+                                                                     maxHeldBytes: maxHeld, maxDepth: maxDepth) {
+                fatalError("split: PageSplitter differs from the reference (\(version), limits \(maxHeld)/\(maxDepth)): \(difference)")
+            }
         }
     }
 

@@ -1,3 +1,4 @@
+import CScan
 import Testing
 @testable import ODataProtocol
 
@@ -288,6 +289,78 @@ extension PageSplitterTests {
                 if let fresh { #expect(fresh.document == buffer, "\(page.name)") }
             }
             #expect(try a.finish() == b.finish(), "\(page.name)")
+        }
+    }
+}
+
+/// The parts of the 64-byte scan (the splitter as a whole is compared with the byte loop it
+/// replaced in Tests/ODataStoreTests/PageSplitterDifferentialTests.swift).
+extension PageSplitterTests {
+    /// The SSE2 masks are the portable loop's, for blocks of every structural byte, their
+    /// neighbours (the bracket compare adds 1 and ORs 0x22), and high bytes; the tail pads with nothing.
+    @Test func theBlockMasksAreThePortableOnes() {
+        var random = SplitRandom(seed: 64)
+        let alphabet: [UInt8] = [0x22, 0x5C, 0x7B, 0x7D, 0x5B, 0x5D, 0x7C, 0x3B, 0x7A, 0x5A, 0x5E, 0x7E, 0x5F, 0x7F, 0x79, 0x59,
+                                 0x02, 0x00, 0xFF, 0xFB, 0xDB, 0xA2, 0xFC, 0x61]
+        for round in 0..<20_000 {
+            let block = (0..<64).map { _ in round % 4 == 0 ? UInt8(random.next(upTo: 256)) : alphabet[random.next(upTo: alphabet.count)] }
+            let wide = block.withUnsafeBufferPointer { ods_scan_block($0.baseAddress!) }
+            let portable = block.withUnsafeBufferPointer { ods_scan_block_portable($0.baseAddress!) }
+            #expect(wide.quotes == portable.quotes && wide.backslashes == portable.backslashes && wide.brackets == portable.brackets)
+            for (k, c) in block.enumerated() {
+                let bit = UInt64(1) << UInt64(k)
+                #expect((portable.quotes & bit != 0) == (c == 0x22))
+                #expect((portable.backslashes & bit != 0) == (c == 0x5C))
+                #expect((portable.brackets & bit != 0) == [0x7B, 0x7D, 0x5B, 0x5D].contains(c))
+            }
+            let n = random.next(upTo: 64)
+            let tail = block.withUnsafeBufferPointer { ods_scan_tail($0.baseAddress!, n) }
+            let mask = n == 0 ? 0 : ~UInt64(0) >> UInt64(64 - n)
+            #expect(tail.quotes == portable.quotes & mask && tail.backslashes == portable.backslashes & mask
+                    && tail.brackets == portable.brackets & mask)
+        }
+        for c in 0...255 {  // every byte value, in every lane
+            let block = (0..<64).map { UInt8(truncatingIfNeeded: c + 0 * $0) }
+            let wide = block.withUnsafeBufferPointer { ods_scan_block($0.baseAddress!) }
+            let all = ~UInt64(0)
+            #expect(wide.quotes == (c == 0x22 ? all : 0) && wide.backslashes == (c == 0x5C ? all : 0)
+                    && wide.brackets == ([0x7B, 0x7D, 0x5B, 0x5D].contains(c) ? all : 0), "byte \(c)")
+        }
+        #expect(ods_scan_is_sse2() == 1 || ods_scan_is_sse2() == 0)
+    }
+
+    /// `escapedBytes` is the byte-by-byte reading (a backslash not itself escaped escapes the
+    /// next byte) for every kind of run, the escape from the block before included.
+    @Test func theEscapedBytesAreTheSequentialOnes() {
+        var random = SplitRandom(seed: 92)
+        for round in 0..<50_000 {
+            // Dense and sparse masks, runs across the whole block.
+            var b: UInt64 = 0
+            for k in 0..<64 where random.next(upTo: [2, 4, 16][round % 3]) == 0 { b |= UInt64(1) << UInt64(k) }
+            if round == 0 { b = ~0 }
+            let pending = random.next(upTo: 2) == 1
+            var expected: UInt64 = pending ? 1 : 0
+            var escapedNext = pending
+            for k in 0..<64 {
+                let isEscaped = escapedNext
+                if isEscaped { expected |= UInt64(1) << UInt64(k) }
+                escapedNext = !isEscaped && b & (UInt64(1) << UInt64(k)) != 0
+            }
+            let got = PageSplitter.escapedBytes(b, pending)
+            #expect(got.escaped == expected && got.carry == escapedNext, "\(String(b, radix: 2)) pending \(pending)")
+        }
+    }
+
+    @Test func thePrefixXORIsTheRunningParity() {
+        var random = SplitRandom(seed: 5)
+        for _ in 0..<10_000 {
+            let x = UInt64(random.next(upTo: Int.max)) ^ (UInt64(random.next(upTo: Int.max)) << 1)
+            var parity: UInt64 = 0, expected: UInt64 = 0
+            for k in 0..<64 {
+                parity ^= (x >> UInt64(k)) & 1
+                expected |= parity << UInt64(k)
+            }
+            #expect(PageSplitter.prefixXOR(x) == expected)
         }
     }
 }
