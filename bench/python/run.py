@@ -153,16 +153,22 @@ before and after).
 The table at the top of this section is this change (`bash bench/python/run.sh --runs 5`,
 the machine shared with other helpers' builds and tests: see its load average).
 
-What is left: the 5x target is met (the run of the table above, 00:05 UTC, final version:
-6.84x V4 and 7.38x V2, the binding's rounds 0.106-0.168 ms per GET against the peers'
-0.78-1.06; the first version's run at 23:44, load average 3.5: 7.26x and 6.70x) where the
-client's threads do not share their CPU with much else; with both CPUs saturated
-by other work the SCHED_BATCH gain shrinks (above). The binding's CPU per GET is now split
-about evenly between the callback thread (Python: the ~160,000 Ir above) and the transport
-thread (libcurl ~25%, the library's decode and bookkeeping ~25%, poll, and the loopback
-send and receive). What would still help is as before: fewer allocations and less decoding per GET in the library,
-a completion path that delivers several finished requests per ctypes callback (batches now
-hold several completions, each still one callback), and typed values decoded in C.
+The lead's reruns after merging (quiet machine, `run.sh --runs 9`, the table above is the
+second): 00:26 UTC, load average 0.8 at the start, **5.04x** V4 and **4.82x** V2 (the binding
+0.145 / 0.153 ms per GET, python-odata 0.731, pyodata 0.737); 00:27 UTC, load average 1.7-3.3,
+**4.0x-4.4x** (the binding 0.217 / 0.242). The helper's run above (6.84x / 7.38x, 00:05 UTC,
+load average 2.9) had the peers at 0.86 / 0.82 ms. On a quiet machine the gain is smaller:
+`threads.sh --runs 3 --compare-lib` (main before the change against this build, alternating,
+00:30 UTC) shows the callback thread's involuntary switches gone (0.97 -> 0.00 per GET) but
+the transport still sleeping about 1.9 times per GET (0.75 in the helper's loaded runs, where
+answers wait and are handled several per pass), and the CPU per GET 0.181-0.230 -> 0.158-0.202
+ms (about -10%). So the 5x target is **met in one quiet run and missed in the other**: not
+reliably met. The binding's CPU per GET is split about evenly between the callback thread
+(Python: the ~160,000 Ir above) and the transport thread (libcurl ~25%, the library's decode
+and bookkeeping ~25%, poll, and the loopback send and receive). What would still help is as
+before: fewer allocations and less decoding per GET in the library, a completion path that
+delivers several finished requests per ctypes callback (batches now hold several
+completions, each still one callback), and typed values decoded in C.
 """
 
 
