@@ -156,7 +156,7 @@ the machine shared with other helpers' builds and tests: see its load average).
 The lead's reruns after merging (quiet machine, `run.sh --runs 9`, the table above is the
 second): 00:26 UTC, load average 0.8 at the start, **5.04x** V4 and **4.82x** V2 (the binding
 0.145 / 0.153 ms per GET, python-odata 0.731, pyodata 0.737); 00:27 UTC, load average 1.7-3.3,
-**4.0x-4.4x** (the binding 0.217 / 0.242). The helper's run above (6.84x / 7.38x, 00:05 UTC,
+**4.01x** V4 and **3.34x** V2 (the binding 0.217 / 0.241). The helper's run above (6.84x / 7.38x, 00:05 UTC,
 load average 2.9) had the peers at 0.86 / 0.82 ms. On a quiet machine the gain is smaller:
 `threads.sh --runs 3 --compare-lib` (main before the change against this build, alternating,
 00:30 UTC) shows the callback thread's involuntary switches gone (0.97 -> 0.00 per GET) but
