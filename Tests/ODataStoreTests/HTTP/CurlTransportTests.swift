@@ -124,12 +124,16 @@ struct CurlTransportTests {
 
         let first = await get(transport, server.serviceRoot + "Products(1)", headers: json)
         #expect(first.response?.status == 200, "\(first)")
-        await sleepMilliseconds(1300)
+        // Idle: the worker's next sleep runs out (its 1 s limit; nothing else to wait for).
+        var timeouts = transport.pollTimeouts
+        #expect(transport.waitForPollTimeouts(timeouts + 1, milliseconds: 10_000), "the idle transport never slept 1 s")
         let second = await get(transport, server.serviceRoot + "Products(2)", headers: json)
         #expect(second.response?.status == 200, "\(second)")
         #expect(second.response?.text.contains("\"ID\":2,") == true)
 
-        await sleepMilliseconds(200)
+        // Idle again before the delayed send.
+        timeouts = transport.pollTimeouts
+        #expect(transport.waitForPollTimeouts(timeouts + 1, milliseconds: 10_000), "the idle transport never slept 1 s")
         let delayed = await withCheckedContinuation { continuation in
             transport.send(HTTPRequest(method: "GET", url: server.serviceRoot + "Products(3)", headers: json),
                            delayMilliseconds: 150) { continuation.resume(returning: $0) }

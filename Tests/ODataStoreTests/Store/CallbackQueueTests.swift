@@ -114,6 +114,7 @@ struct CallbackQueueTests {
         let started = DeliveryCounter(producers: 1)
         let answered = DeliveryCounter(producers: 1)
         let done = DeliveryCounter(producers: 1)
+        let marker = DeliveryCounter(producers: 1)
         let timedOut = Mutex(false)
         let after = Mutex<Int32?>(nil)
         let retired = Mutex<Int32?>(7)
@@ -139,13 +140,12 @@ struct CallbackQueueTests {
                 }
             }
             if !done.wait(producer: 0, count: 1, milliseconds: 10_000) { timedOut.withLock { $0 = true } }
-            // The batch's end (just after that callback) restores SCHED_OTHER.
-            var policy = producer.currentPolicy
-            for _ in 0..<10_000 where policy != 0 {
-                usleep(1_000)
-                policy = producer.currentPolicy
-            }
-            after.withLock { $0 = policy }
+            // The batch's end (just after that callback) restores SCHED_OTHER. A callback queued
+            // now, outside `deferring`, runs in the next batch, so once it has run the batch
+            // before it has ended.
+            queue.enqueue { marker.record(producer: 0) }
+            if !marker.wait(producer: 0, count: 1, milliseconds: 10_000) { timedOut.withLock { $0 = true } }
+            after.withLock { $0 = producer.currentPolicy }
             producer.didWake()
             producer.retire()
             retired.withLock { $0 = producer.currentPolicy }

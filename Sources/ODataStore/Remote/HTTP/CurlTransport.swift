@@ -131,6 +131,13 @@ public final class CurlTransport: HTTPTransport {
     /// off, and off Linux. For tests.
     var yieldingProducer: YieldingProducer? { shared.producer.withLock { $0 } }
 
+    /// The transport thread's sleeps in poll() that ended by their time limit so far, and a
+    /// bounded wait for more (the thread was idle that long). For tests.
+    var pollTimeouts: Int { shared.pollTimeoutsSoFar }
+    func waitForPollTimeouts(_ count: Int, milliseconds: Int) -> Bool {
+        shared.waitForPollTimeouts(count, milliseconds: milliseconds)
+    }
+
     /// Counters since the transport was created.
     public var statistics: CurlTransportStatistics {
         CurlTransportStatistics(
@@ -211,6 +218,33 @@ final class CurlShared: Sendable {
     /// The transport thread as a `YieldingProducer` (`CurlTransportConfiguration.batchScheduling`),
     /// set when the thread starts; nil before, when off, and off Linux. For tests.
     let producer = Locked<YieldingProducer?>(nil)
+    /// How many of the worker's sleeps in poll() ended by their time limit (nothing happened
+    /// meanwhile), with a condition that tests wait on for the worker to have been idle.
+    private let pollTimeouts = ConditionLock()
+    private nonisolated(unsafe) var pollTimeoutCount = 0  // guarded by `pollTimeouts`
+
+    /// The worker: a sleep ended by its time limit.
+    func notePollTimeout() {
+        pollTimeouts.withLock {
+            pollTimeoutCount += 1
+            pollTimeouts.broadcast()
+        }
+    }
+
+    /// Waits up to `milliseconds` until the worker's sleeps that ended by their time limit
+    /// number at least `count`; returns whether they do. For tests.
+    func waitForPollTimeouts(_ count: Int, milliseconds: Int) -> Bool {
+        let deadline = MonotonicClock.deadline(afterMilliseconds: milliseconds)
+        return pollTimeouts.withLock {
+            while pollTimeoutCount < count {
+                if !pollTimeouts.wait(untilNanoseconds: deadline) { return pollTimeoutCount >= count }
+            }
+            return true
+        }
+    }
+
+    /// The sleeps that ended by their time limit so far. For tests.
+    var pollTimeoutsSoFar: Int { pollTimeouts.withLock { pollTimeoutCount } }
 
     init(wakeFD: Int32) {
         inbox = Locked(CurlInbox())

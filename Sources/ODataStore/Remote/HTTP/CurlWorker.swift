@@ -123,7 +123,9 @@ final class CurlWorker: @unchecked Sendable {
                 }
                 if polled > 0 {
                     collectReady()
-                } else if polled < 0 && pollErrno != EINTR {
+                } else if polled == 0 {
+                    shared.notePollTimeout()
+                } else if pollErrno != EINTR {
                     usleep(10_000)  // never spin if polling fails
                 }
             }
