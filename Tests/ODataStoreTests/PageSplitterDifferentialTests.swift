@@ -46,9 +46,9 @@ import ODataProtocol
             for cut in Swift.stride(from: 1, to: n, by: stride) {
                 guard Self.check(bytes, name, cuts: [cut], takeAt: cut % 3 == 0 ? 0 : 500) else { break }
             }
-            var random = SplitRandom(seed: UInt64(n))
+            var random = SeededRandom(seed: UInt64(n))
             for round in 0..<20 {
-                let cuts = Set((0..<random.next(upTo: 16)).map { _ in 1 + random.next(upTo: max(n - 1, 1)) }).sorted()
+                let cuts = Set((0..<random.below(16)).map { _ in 1 + random.below(max(n - 1, 1)) }).sorted()
                 guard Self.check(bytes, name, cuts: cuts, takeAt: [0, 64, 1 << 30][round % 3]) else { break }
             }
             pages += 1
@@ -90,16 +90,16 @@ import ODataProtocol
         let alphabet: [[UInt8]] = ["\"", "\\", "{", "}", "[", "]", ",", ":", " ", "a", "1", "é", "\u{1F600}", "\\\"", "\\\\",
                                    "\"x\"", "{\"k\":\"v\"}", "[]", "{}", "\n"].map { Array($0.utf8) }
         let prefixes = [#"{"value":["#, #"{"d":{"results":["#, #"{"d":["#, #"{"@odata.context":"c","value":[{"#, ""]
-        var random = SplitRandom(seed: 2026)
+        var random = SeededRandom(seed: 2026)
         for round in 0..<3_000 {
             var bytes = Array(prefixes[round % prefixes.count].utf8)
-            for _ in 0..<random.next(upTo: 200) { bytes += alphabet[random.next(upTo: alphabet.count)] }
+            for _ in 0..<random.below(200) { bytes += alphabet[random.below(alphabet.count)] }
             if round % 2 == 0 { bytes += Array("]}}".utf8) }
             let n = bytes.count
-            let cuts = Set((0..<random.next(upTo: 10)).map { _ in 1 + random.next(upTo: max(n - 1, 1)) }).sorted()
+            let cuts = Set((0..<random.below(10)).map { _ in 1 + random.below(max(n - 1, 1)) }).sorted()
             let small = round % 3 == 0
             if !Self.check(bytes, "round \(round): \(String(decoding: bytes, as: UTF8.self))", cuts: cuts,
-                           takeAt: random.next(upTo: 3) * 40, maxHeld: small ? 300 : 1 << 20,
+                           takeAt: random.below(3) * 40, maxHeld: small ? 300 : 1 << 20,
                            maxDepth: small ? 6 : PayloadDecoder.maxDepth + 2) { break }
         }
     }
@@ -127,26 +127,12 @@ import ODataProtocol
         pages.append(long)
         for page in pages {
             let bytes = Array(page.utf8)
-            var random = SplitRandom(seed: UInt64(bytes.count))
+            var random = SeededRandom(seed: UInt64(bytes.count))
             for round in 0..<40 {
-                let cuts = Set((0..<random.next(upTo: 30)).map { _ in 1 + random.next(upTo: max(bytes.count - 1, 1)) }).sorted()
+                let cuts = Set((0..<random.below(30)).map { _ in 1 + random.below(max(bytes.count - 1, 1)) }).sorted()
                 _ = Self.check(bytes, String(page.prefix(60)), cuts: cuts, takeAt: round % 2 == 0 ? 0 : 4_096)
                 _ = Self.check(bytes, String(page.prefix(60)), cuts: cuts, maxHeld: 2_000, maxDepth: 20)
             }
         }
-    }
-}
-
-/// A small deterministic generator (splitmix64) for the random cuts.
-struct SplitRandom {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next(upTo n: Int) -> Int {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        z ^= z >> 31
-        return n <= 0 ? 0 : Int(z % UInt64(n))
     }
 }

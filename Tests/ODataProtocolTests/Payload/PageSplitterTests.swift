@@ -128,10 +128,10 @@ import Testing
         #expect(try Self.split(page, cuts: [], takeAt: 0) == expected, "\(page.name): whole")
         #expect(try Self.split(page, cuts: Array(1..<n), takeAt: 0) == expected, "\(page.name): byte by byte")
         #expect(try Self.split(page, cuts: Array(1..<n), takeAt: 200) == expected, "\(page.name): byte by byte, chunks of 200")
-        var random = SplitRandom(seed: UInt64(index + 1))
+        var random = SeededRandom(seed: UInt64(index + 1))
         for round in 0..<200 {
             var cuts = Set<Int>()
-            for _ in 0..<random.next(upTo: 12) { cuts.insert(1 + random.next(upTo: max(n - 1, 1))) }
+            for _ in 0..<random.below(12) { cuts.insert(1 + random.below(max(n - 1, 1))) }
             let takeAt = [0, 1, 50, 400, 1 << 30][round % 5]
             #expect(try Self.split(page, cuts: cuts.sorted(), takeAt: takeAt) == expected, "\(page.name): cuts \(cuts.sorted())")
         }
@@ -152,9 +152,9 @@ import Testing
                 let page = Page(name: file, body: body, version: version)
                 let whole = try? Self.whole(page)
                 let n = body.utf8.count
-                var random = SplitRandom(seed: UInt64(n))
+                var random = SeededRandom(seed: UInt64(n))
                 var cuts = Set<Int>()
-                for _ in 0..<8 { cuts.insert(1 + random.next(upTo: max(n - 1, 1))) }
+                for _ in 0..<8 { cuts.insert(1 + random.below(max(n - 1, 1))) }
                 let split = try? Self.split(page, cuts: cuts.sorted(), takeAt: 100, maxHeld: 1 << 24)
                 #expect(split == whole, "\(file) as \(version)")
                 if whole != nil { compared += 1 }
@@ -164,11 +164,11 @@ import Testing
     }
 
     @Test func theWordAtATimeScanFindsTheFirstQuoteOrBackslash() {
-        var random = SplitRandom(seed: 7)
+        var random = SeededRandom(seed: 7)
         let alphabet: [UInt8] = [0x22, 0x5C, 0x21, 0x23, 0x5B, 0x5D, 0x00, 0xFF, 0xA2, 0xDC, 0x61, 0x01]
         for _ in 0..<5_000 {
-            let bytes = (0..<random.next(upTo: 40)).map { _ in alphabet[random.next(upTo: alphabet.count)] }
-            let start = random.next(upTo: bytes.count + 1)
+            let bytes = (0..<random.below(40)).map { _ in alphabet[random.below(alphabet.count)] }
+            let start = random.below(bytes.count + 1)
             let expected = bytes[start...].firstIndex { $0 == 0x22 || $0 == 0x5C } ?? bytes.count
             let found = bytes.withUnsafeBufferPointer { PageSplitter.scanString($0, start) }
             #expect(found == expected, "\(bytes) from \(start)")
@@ -257,19 +257,6 @@ import Testing
     }
 }
 
-/// A small deterministic generator (splitmix64) for the random cuts.
-struct SplitRandom {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next(upTo n: Int) -> Int {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        z ^= z >> 31
-        return n <= 0 ? 0 : Int(z % UInt64(n))
-    }
-}
 
 extension PageSplitterTests {
     /// `takeChunk(into:)` with one buffer for every run gives the runs `takeChunk()` gives.
@@ -299,11 +286,11 @@ extension PageSplitterTests {
     /// The SSE2 masks are the portable loop's, for blocks of every structural byte, their
     /// neighbours (the bracket compare adds 1 and ORs 0x22), and high bytes; the tail pads with nothing.
     @Test func theBlockMasksAreThePortableOnes() {
-        var random = SplitRandom(seed: 64)
+        var random = SeededRandom(seed: 64)
         let alphabet: [UInt8] = [0x22, 0x5C, 0x7B, 0x7D, 0x5B, 0x5D, 0x7C, 0x3B, 0x7A, 0x5A, 0x5E, 0x7E, 0x5F, 0x7F, 0x79, 0x59,
                                  0x02, 0x00, 0xFF, 0xFB, 0xDB, 0xA2, 0xFC, 0x61]
         for round in 0..<20_000 {
-            let block = (0..<64).map { _ in round % 4 == 0 ? UInt8(random.next(upTo: 256)) : alphabet[random.next(upTo: alphabet.count)] }
+            let block = (0..<64).map { _ in round % 4 == 0 ? UInt8(random.below(256)) : alphabet[random.below(alphabet.count)] }
             let wide = block.withUnsafeBufferPointer { ods_scan_block($0.baseAddress!) }
             let portable = block.withUnsafeBufferPointer { ods_scan_block_portable($0.baseAddress!) }
             #expect(wide.quotes == portable.quotes && wide.backslashes == portable.backslashes && wide.brackets == portable.brackets)
@@ -313,7 +300,7 @@ extension PageSplitterTests {
                 #expect((portable.backslashes & bit != 0) == (c == 0x5C))
                 #expect((portable.brackets & bit != 0) == [0x7B, 0x7D, 0x5B, 0x5D].contains(c))
             }
-            let n = random.next(upTo: 64)
+            let n = random.below(64)
             let tail = block.withUnsafeBufferPointer { ods_scan_tail($0.baseAddress!, n) }
             let mask = n == 0 ? 0 : ~UInt64(0) >> UInt64(64 - n)
             #expect(tail.quotes == portable.quotes & mask && tail.backslashes == portable.backslashes & mask
@@ -332,13 +319,13 @@ extension PageSplitterTests {
     /// `escapedBytes` is the byte-by-byte reading (a backslash not itself escaped escapes the
     /// next byte) for every kind of run, the escape from the block before included.
     @Test func theEscapedBytesAreTheSequentialOnes() {
-        var random = SplitRandom(seed: 92)
+        var random = SeededRandom(seed: 92)
         for round in 0..<50_000 {
             // Dense and sparse masks, runs across the whole block.
             var b: UInt64 = 0
-            for k in 0..<64 where random.next(upTo: [2, 4, 16][round % 3]) == 0 { b |= UInt64(1) << UInt64(k) }
+            for k in 0..<64 where random.below([2, 4, 16][round % 3]) == 0 { b |= UInt64(1) << UInt64(k) }
             if round == 0 { b = ~0 }
-            let pending = random.next(upTo: 2) == 1
+            let pending = random.below(2) == 1
             var expected: UInt64 = pending ? 1 : 0
             var escapedNext = pending
             for k in 0..<64 {
@@ -352,9 +339,9 @@ extension PageSplitterTests {
     }
 
     @Test func thePrefixXORIsTheRunningParity() {
-        var random = SplitRandom(seed: 5)
+        var random = SeededRandom(seed: 5)
         for _ in 0..<10_000 {
-            let x = UInt64(random.next(upTo: Int.max)) ^ (UInt64(random.next(upTo: Int.max)) << 1)
+            let x = UInt64(random.below(Int.max)) ^ (UInt64(random.below(Int.max)) << 1)
             var parity: UInt64 = 0, expected: UInt64 = 0
             for k in 0..<64 {
                 parity ^= (x >> UInt64(k)) & 1
