@@ -24,10 +24,6 @@ let package = Package(
         // The command-line tool (installed as `odatastore`).
         .executable(name: "odatastore-cli", targets: ["odatastore-cli"]),
     ],
-    dependencies: [
-        // The `odatastore` command's argument parsing (not linked into the library).
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
-    ],
     targets: [
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
@@ -51,11 +47,12 @@ let package = Package(
                 linkerSettings: [.unsafeFlags(exportFlags)]),
         // Foundation bridging for Swift apps (Sources/ODataStoreFoundation/README.md).
         .target(name: "ODataStoreFoundation", dependencies: ["ODataStore"], exclude: ["README.md"]),
+        // The command parses its arguments itself (Sources/odatastore-cli/Arguments/README.md).
         .executableTarget(name: "odatastore-cli", dependencies: [
             // CSQLite, CMalloc: the command sets SQLite's and malloc's process-wide options
             // (SQLiteProcessSettings.swift, MallocSettings.swift).
-            "ODataStore", "CSQLite", "CMalloc", .product(name: "ArgumentParser", package: "swift-argument-parser"),
-        ]),
+            "ODataStore", "CSQLite", "CMalloc",
+        ], exclude: ["Arguments/README.md"]),
         // Fuzz targets (issue 10): a library the tests replay regressions through, and the
         // libFuzzer executable scripts/fuzz.sh builds with -sanitize=fuzzer.
         .target(name: "ODataFuzzTargets", dependencies: ["ODataProtocol", "ODataStore"]),

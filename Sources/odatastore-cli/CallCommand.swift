@@ -1,10 +1,9 @@
-import ArgumentParser
 import ODataStore
 
 /// `odatastore call PATH`: a function or action import on the service.
-struct CallCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "call",
+struct CallCommand: RunnableCommand {
+    static let command = Command(
+        Self.self, name: "call",
         abstract: "Call a function or action import on the service.",
         discussion: """
             The path names the operation with its parameters as the service's version writes them \
@@ -16,18 +15,23 @@ struct CallCommand: AsyncParsableCommand {
             Examples:
               odatastore call "GetAvailableFlights?fromdate=datetime'2026-06-01T00:00:00'&todate=datetime'2026-06-14T00:00:00'&cityfrom='Frankfurt'&cityto='New York'" --service http://host/sap/opu/odata/IWFND/RMTSAMPLEFLIGHT/
               odatastore call "ResetDataSource" --data '{}' --service http://host/odata/
-            """)
+            """,
+        arguments: [
+            .positional("path", help: "The operation import with its parameters, relative to the service root."),
+            .option("data", help: "The parameters of an action, as a JSON object."),
+        ] + ConnectionOptions.arguments + [GetCommand.Output.argument])
 
-    @Argument(help: "The operation import with its parameters, relative to the service root.")
     var path: String
-
-    @Option(help: "The parameters of an action, as a JSON object.")
     var data: String?
+    var connection: ConnectionOptions
+    var output: GetCommand.Output
 
-    @OptionGroup var connection: ConnectionOptions
-
-    @Option(help: "json (default) or table.")
-    var output: GetCommand.Output = .json
+    init(_ a: ParsedArguments) {
+        path = a.required("path")
+        data = a.string("data")
+        connection = ConnectionOptions(a)
+        output = a.choice("output", default: .json)
+    }
 
     func run() async throws {
         let options = try connection.storeOptions(kind: .online)

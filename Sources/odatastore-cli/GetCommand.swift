@@ -1,10 +1,9 @@
-import ArgumentParser
 import ODataStore
 
 /// `odatastore get PATH`: one READ, online or from an offline store.
-struct GetCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "get",
+struct GetCommand: RunnableCommand {
+    static let command = Command(
+        Self.self, name: "get",
         abstract: "Read an entity set, an entity, a property or a count.",
         discussion: """
             Prints the answer in the library's JSON shape (docs/json-shape.md) on stdout, or a \
@@ -17,29 +16,40 @@ struct GetCommand: AsyncParsableCommand {
               odatastore get "Products?$filter=Price gt 10&$top=3" --service http://host/odata/
               odatastore get "Products(7)" --store products.store --mode offline
               odatastore get "Orders?$top=3" --service http://host/odata/ --store products.store --mode mixed
-            """)
+            """,
+        arguments: [.positional("path", help: "The path relative to the service root, or a full URL under it.")]
+            + ConnectionOptions.arguments + [
+                .option("mode", help: "online (default): ask the service; offline: answer from --store; mixed: from --store when its defining requests cover the path, else from the service.",
+                        value: Argument.choice(Mode.self), default: Mode.online.rawValue),
+                Output.argument,
+                .flag("all-pages", help: "Follow next links and print every page as one collection."),
+            ])
 
-    enum Mode: String, ExpressibleByArgument, CaseIterable {
+    enum Mode: String, CaseIterable {
         case online, offline, mixed
     }
 
-    enum Output: String, ExpressibleByArgument, CaseIterable {
+    enum Output: String, CaseIterable {
         case json, table
+
+        /// `--output json|table`, shared by get, call and metadata.
+        static let argument = Argument.option("output", help: "json (default) or table.", value: Argument.choice(Output.self),
+                                              default: Output.json.rawValue)
     }
 
-    @Argument(help: "The path relative to the service root, or a full URL under it.")
     var path: String
+    var connection: ConnectionOptions
+    var mode: Mode
+    var output: Output
+    var allPages: Bool
 
-    @OptionGroup var connection: ConnectionOptions
-
-    @Option(help: "online (default): ask the service; offline: answer from --store; mixed: from --store when its defining requests cover the path, else from the service.")
-    var mode: Mode = .online
-
-    @Option(help: "json (default) or table.")
-    var output: Output = .json
-
-    @Flag(name: .customLong("all-pages"), help: "Follow next links and print every page as one collection.")
-    var allPages = false
+    init(_ a: ParsedArguments) {
+        path = a.required("path")
+        connection = ConnectionOptions(a)
+        mode = a.choice("mode", default: .online)
+        output = a.choice("output", default: .json)
+        allPages = a.flag("all-pages")
+    }
 
     func validate() throws {
         if mode != .online && connection.store == nil { throw ValidationError("--mode \(mode.rawValue) needs --store FILE") }

@@ -1,10 +1,9 @@
-import ArgumentParser
 import ODataStore
 
 /// `odatastore metadata`: what a service's $metadata declares, summarised.
-struct MetadataCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "metadata",
+struct MetadataCommand: RunnableCommand {
+    static let command = Command(
+        Self.self, name: "metadata",
         abstract: "Summarise a service's $metadata: entity sets, keys, properties, navigation, operations.",
         discussion: """
             Reads $metadata from the service (--service), from an offline store file without the \
@@ -17,15 +16,19 @@ struct MetadataCommand: AsyncParsableCommand {
               odatastore metadata --service http://host/odata/
               odatastore metadata --metadata metadata.xml --output table
               odatastore metadata --store products.store
-            """)
+            """,
+        arguments: [.option("metadata", help: "Read this $metadata document instead of asking a service.")]
+            + ConnectionOptions.arguments + [GetCommand.Output.argument])
 
-    @Option(help: "Read this $metadata document instead of asking a service.")
     var metadata: String?
+    var connection: ConnectionOptions
+    var output: GetCommand.Output
 
-    @OptionGroup var connection: ConnectionOptions
-
-    @Option(help: "json (default) or table.")
-    var output: GetCommand.Output = .json
+    init(_ a: ParsedArguments) {
+        metadata = a.string("metadata")
+        connection = ConnectionOptions(a)
+        output = a.choice("output", default: .json)
+    }
 
     func validate() throws {
         if metadata == nil && connection.service == nil && connection.store == nil {

@@ -1,4 +1,3 @@
-import ArgumentParser
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -7,9 +6,9 @@ import Darwin
 import ODataStore
 
 /// `odatastore offline ...`: offline store files.
-struct OfflineCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "offline",
+enum OfflineCommand {
+    static let command = Command(
+        name: "offline",
         abstract: "Create, inspect and synchronize offline stores.",
         discussion: """
             Example:
@@ -19,12 +18,12 @@ struct OfflineCommand: AsyncParsableCommand {
               odatastore offline upload --store my.store
               odatastore offline download --store my.store
             """,
-        subcommands: [Init.self, Status.self, Upload.self, Download.self, Errors.self])
+        subcommands: [Init.command, Status.command, Upload.command, Download.command, Errors.command])
 
     /// `odatastore offline init --service URL --store FILE --define REQUEST ...`
-    struct Init: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "init",
+    struct Init: RunnableCommand {
+        static let command = Command(
+            Self.self, name: "init",
             abstract: "Create an offline store and download its defining requests.",
             discussion: """
                 Checks every defining request against the service's $metadata, creates the store \
@@ -36,18 +35,24 @@ struct OfflineCommand: AsyncParsableCommand {
                   odatastore offline init --service http://host/sap/opu/odata/IWFND/RMTSAMPLEFLIGHT/ \
                       --store flights.store --define TravelagencyCollection \
                       --define "FlightCollection?$filter=carrid eq 'LH'&$expand=flightBookings"
-                """)
+                """,
+            arguments: ConnectionOptions.arguments + [
+                .option("define", help: "A defining request (repeatable).", repeating: true),
+                .option("page-size", help: "Entities per page asked of V4 services while downloading (default 1000).", value: .integer),
+                .flag("quiet", help: "No progress bar."),
+            ])
 
-        @OptionGroup var connection: ConnectionOptions
-
-        @Option(name: .customLong("define"), help: "A defining request (repeatable).")
-        var definitions: [String] = []
-
-        @Option(name: .customLong("page-size"), help: "Entities per page asked of V4 services while downloading (default 1000).")
+        var connection: ConnectionOptions
+        var definitions: [String]
         var pageSize: Int?
+        var quiet: Bool
 
-        @Flag(name: .customLong("quiet"), help: "No progress bar.")
-        var quiet = false
+        init(_ a: ParsedArguments) {
+            connection = ConnectionOptions(a)
+            definitions = a.strings("define")
+            pageSize = a.int("page-size")
+            quiet = a.flag("quiet")
+        }
 
         func validate() throws {
             if connection.store == nil { throw ValidationError("--store FILE is required") }
@@ -77,13 +82,16 @@ struct OfflineCommand: AsyncParsableCommand {
     }
 
     /// `odatastore offline status --store FILE`
-    struct Status: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "status",
+    struct Status: RunnableCommand {
+        static let command = Command(
+            Self.self, name: "status",
             abstract: "Print an offline store's defining requests, download state, size, pending changes and archived errors as JSON.",
-            discussion: "Example: odatastore offline status --store flights.store")
+            discussion: "Example: odatastore offline status --store flights.store",
+            arguments: ConnectionOptions.arguments)
 
-        @OptionGroup var connection: ConnectionOptions
+        var connection: ConnectionOptions
+
+        init(_ a: ParsedArguments) { connection = ConnectionOptions(a) }
 
         func validate() throws {
             if connection.store == nil { throw ValidationError("--store FILE is required") }

@@ -1,4 +1,3 @@
-import ArgumentParser
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -8,9 +7,9 @@ import ODataStore
 
 extension OfflineCommand {
     /// `odatastore offline upload --store FILE`
-    struct Upload: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "upload",
+    struct Upload: RunnableCommand {
+        static let command = Command(
+            Self.self, name: "upload",
             abstract: "Send the store's local changes to the service, in order.",
             discussion: """
                 Prints {"confirmed":N,"failed":N,"remaining":N}. Changes the service refuses go to \
@@ -19,12 +18,16 @@ extension OfflineCommand {
                 upload stopped (the service unreachable: 24); nothing is lost, run it again.
 
                 Example: odatastore offline upload --store my.store
-                """)
+                """,
+            arguments: ConnectionOptions.arguments + [.flag("quiet", help: "No progress on stderr.")])
 
-        @OptionGroup var connection: ConnectionOptions
+        var connection: ConnectionOptions
+        var quiet: Bool
 
-        @Flag(name: .customLong("quiet"), help: "No progress on stderr.")
-        var quiet = false
+        init(_ a: ParsedArguments) {
+            connection = ConnectionOptions(a)
+            quiet = a.flag("quiet")
+        }
 
         func validate() throws {
             if connection.store == nil { throw ValidationError("--store FILE is required") }
@@ -47,9 +50,9 @@ extension OfflineCommand {
     }
 
     /// `odatastore offline download --store FILE [--request PATH ...]`
-    struct Download: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "download",
+    struct Download: RunnableCommand {
+        static let command = Command(
+            Self.self, name: "download",
             abstract: "Bring fresh data for the store's defining requests (all, or those named).",
             discussion: """
                 A delta where the service gave a delta link, else a full download that replaces \
@@ -60,21 +63,27 @@ extension OfflineCommand {
                 Examples:
                   odatastore offline download --store my.store
                   odatastore offline download --store my.store --add "Customers" --remove "Products?$filter=ID gt 100"
-                """)
+                """,
+            arguments: ConnectionOptions.arguments + [
+                .option("request", help: "Download only this defining request (repeatable).", repeating: true),
+                .option("add", help: "Add a defining request and download it (repeatable).", repeating: true),
+                .option("remove", help: "Remove a defining request and what only it brought down (repeatable).", repeating: true),
+                .flag("quiet", help: "No progress bar."),
+            ])
 
-        @OptionGroup var connection: ConnectionOptions
+        var connection: ConnectionOptions
+        var requests: [String]
+        var additions: [String]
+        var removals: [String]
+        var quiet: Bool
 
-        @Option(name: .customLong("request"), help: "Download only this defining request (repeatable).")
-        var requests: [String] = []
-
-        @Option(name: .customLong("add"), help: "Add a defining request and download it (repeatable).")
-        var additions: [String] = []
-
-        @Option(name: .customLong("remove"), help: "Remove a defining request and what only it brought down (repeatable).")
-        var removals: [String] = []
-
-        @Flag(name: .customLong("quiet"), help: "No progress bar.")
-        var quiet = false
+        init(_ a: ParsedArguments) {
+            connection = ConnectionOptions(a)
+            requests = a.strings("request")
+            additions = a.strings("add")
+            removals = a.strings("remove")
+            quiet = a.flag("quiet")
+        }
 
         func validate() throws {
             if connection.store == nil { throw ValidationError("--store FILE is required") }
@@ -103,9 +112,9 @@ extension OfflineCommand {
     }
 
     /// `odatastore offline errors --store FILE [--retry ID | --revert ID]`
-    struct Errors: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            commandName: "errors",
+    struct Errors: RunnableCommand {
+        static let command = Command(
+            Self.self, name: "errors",
             abstract: "List the error archive (changes the service refused), or resolve one entry.",
             discussion: """
                 Without options: prints the archive as JSON (the ErrorArchive collection). \
@@ -118,21 +127,27 @@ extension OfflineCommand {
                   odatastore offline errors --store my.store
                   odatastore offline errors --store my.store --retry 3 --if-match '*'
                   odatastore offline errors --store my.store --revert 4
-                """)
+                """,
+            arguments: ConnectionOptions.arguments + [
+                .option("retry", help: "Queue archived change ID again.", value: .integer),
+                .option("revert", help: "Drop archived change ID; the entity goes back to the service's version.", value: .integer),
+                .option("data", help: "With --retry: properties (JSON object) merged into the entity first."),
+                .option("if-match", help: "With --retry: the ETag to send instead (* for any)."),
+            ])
 
-        @OptionGroup var connection: ConnectionOptions
-
-        @Option(help: "Queue archived change ID again.")
+        var connection: ConnectionOptions
         var retry: Int64?
-
-        @Option(help: "Drop archived change ID; the entity goes back to the service's version.")
         var revert: Int64?
-
-        @Option(help: "With --retry: properties (JSON object) merged into the entity first.")
         var data: String?
-
-        @Option(name: .customLong("if-match"), help: "With --retry: the ETag to send instead (* for any).")
         var ifMatch: String?
+
+        init(_ a: ParsedArguments) {
+            connection = ConnectionOptions(a)
+            retry = a.int64("retry")
+            revert = a.int64("revert")
+            data = a.string("data")
+            ifMatch = a.string("if-match")
+        }
 
         func validate() throws {
             if connection.store == nil { throw ValidationError("--store FILE is required") }

@@ -1,4 +1,3 @@
-import ArgumentParser
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -7,9 +6,9 @@ import Darwin
 import ODataStore
 
 /// `odatastore parse URL`: the URL parser and schema check (`ods_url_check`) on the command line.
-struct ParseCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "parse",
+struct ParseCommand: RunnableCommand {
+    static let command = Command(
+        Self.self, name: "parse",
         abstract: "Parse an OData request URL and print it as JSON.",
         discussion: """
             Prints the canonical URL, the resource path segments with their keys, and every query \
@@ -18,22 +17,28 @@ struct ParseCommand: ParsableCommand {
             problem on stderr, exit status 2.
 
             Example: odatastore parse "Products?$filter=Price gt 10" --metadata metadata.xml
-            """)
+            """,
+        arguments: [
+            .positional("url", help: "The URL: absolute, an absolute path, or relative to the service root."),
+            .option("metadata", help: "Check the request against this $metadata document (V2 or V4)."),
+            .option("odata-version", help: "Accept only this protocol version's syntax: 2 or 4 (default: the document's, or both)."),
+            .option("service-root", help: "The service root; absolute URLs must lie under it."),
+            .flag("plus-as-space", help: "Decode '+' as a space (default: a literal plus)."),
+        ])
 
-    @Argument(help: "The URL: absolute, an absolute path, or relative to the service root.")
     var url: String
-
-    @Option(help: "Check the request against this $metadata document (V2 or V4).")
     var metadata: String?
-
-    @Option(name: .customLong("odata-version"), help: "Accept only this protocol version's syntax: 2 or 4 (default: the document's, or both).")
     var odataVersion: String?
-
-    @Option(name: .customLong("service-root"), help: "The service root; absolute URLs must lie under it.")
     var serviceRoot: String?
+    var plusAsSpace: Bool
 
-    @Flag(name: .customLong("plus-as-space"), help: "Decode '+' as a space (default: a literal plus).")
-    var plusAsSpace = false
+    init(_ a: ParsedArguments) {
+        url = a.required("url")
+        metadata = a.string("metadata")
+        odataVersion = a.string("odata-version")
+        serviceRoot = a.string("service-root")
+        plusAsSpace = a.flag("plus-as-space")
+    }
 
     func validate() throws {
         if let v = odataVersion, !["2", "2.0", "4", "4.0", "4.01"].contains(v) {

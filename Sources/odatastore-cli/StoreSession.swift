@@ -1,4 +1,3 @@
-import ArgumentParser
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -7,31 +6,38 @@ import Darwin
 import ODataStore
 
 /// Options shared by the commands that talk to a service or a store.
-struct ConnectionOptions: ParsableArguments {
-    @Option(name: .customLong("service"), help: "The service root URL (optional for an existing offline store: it knows its service).")
+struct ConnectionOptions {
+    static let arguments: [Argument] = [
+        .option("service", help: "The service root URL (optional for an existing offline store: it knows its service)."),
+        .option("store", help: "The offline store file."),
+        .option("header", help: "A header sent with every request, \"Name: value\" (repeatable).", repeating: true),
+        .option("user", help: "Basic authentication user (or $ODATASTORE_USER; the password from $ODATASTORE_PASSWORD)."),
+        .flag("bearer", help: "Send $ODATASTORE_TOKEN as a bearer token."),
+        .option("timeout", help: "Seconds allowed for each HTTP exchange (default 60).", value: .integer),
+        .flag("insecure", help: "Skip TLS certificate verification (test servers only)."),
+        .counter("verbose", short: "v",
+                 help: "Log what the library does to stderr: -v requests with status and time, retries, logon, sync steps; -vv also debug detail (never credentials)."),
+    ]
+
     var service: String?
-
-    @Option(name: .customLong("store"), help: "The offline store file.")
     var store: String?
-
-    @Option(name: .customLong("header"), help: "A header sent with every request, \"Name: value\" (repeatable).")
-    var headers: [String] = []
-
-    @Option(name: .customLong("user"), help: "Basic authentication user (or $ODATASTORE_USER; the password from $ODATASTORE_PASSWORD).")
+    var headers: [String]
     var user: String?
-
-    @Flag(name: .customLong("bearer"), help: "Send $ODATASTORE_TOKEN as a bearer token.")
-    var bearer = false
-
-    @Option(name: .customLong("timeout"), help: "Seconds allowed for each HTTP exchange (default 60).")
+    var bearer: Bool
     var timeout: Int?
-
-    @Flag(name: .customLong("insecure"), help: "Skip TLS certificate verification (test servers only).")
-    var insecure = false
-
-    @Flag(name: [.customShort("v"), .customLong("verbose")],
-          help: "Log what the library does to stderr: -v requests with status and time, retries, logon, sync steps; -vv also debug detail (never credentials).")
+    var insecure: Bool
     var verbose: Int
+
+    init(_ a: ParsedArguments) {
+        service = a.string("service")
+        store = a.string("store")
+        headers = a.strings("header")
+        user = a.string("user")
+        bearer = a.flag("bearer")
+        timeout = a.int("timeout")
+        insecure = a.flag("insecure")
+        verbose = a.count("verbose")
+    }
 
     /// The store options these flags describe, for `kind`.
     func storeOptions(kind: StoreKind) throws -> StoreOptions {
