@@ -115,6 +115,25 @@ package struct JSONScanner {
         return key
     }
 
+    /// Consumes `"name":` when it comes next (after whitespace), spelled exactly so: what
+    /// `readKey` followed by `equals(key, name)` accepts for that spelling, without scanning
+    /// the key. `name` must need no JSON escape. False otherwise, with only the whitespace
+    /// before the key consumed (as `readKey` would).
+    @inline(__always)
+    package mutating func takeKey(_ name: StaticString) -> Bool {
+        skipWhitespace()
+        let q = pos
+        let n = name.utf8CodeUnitCount
+        guard q &+ n &+ 3 <= count, base[q] == UInt8(ascii: "\""), base[q &+ n &+ 1] == UInt8(ascii: "\""),
+              base[q &+ n &+ 2] == UInt8(ascii: ":") else { return false }
+        let p = name.utf8Start
+        var i = 0
+        while i < n && base[q &+ 1 &+ i] == p[i] { i &+= 1 }
+        guard i == n else { return false }
+        pos = q &+ n &+ 3
+        return true
+    }
+
     /// Consumes `[`; returns false (and leaves the array) when it is empty.
     package mutating func beginArray() throws(JSONError) -> Bool {
         try expect(UInt8(ascii: "["), "'['")

@@ -8,21 +8,39 @@ internal import Darwin
 
 /// Control information gathered while an object is written; it is inserted at the start of
 /// the object once the object is complete (V2 `__metadata` and V4 annotations may come in any order).
+/// Made, copied and dropped once or more per entity: it holds two references at most, so that
+/// costs two reference counts, not one per field.
 struct ObjectHeader {
     var etag: JSONScanner.StringToken?
-    /// Qualified type name without `#`, as the payload stated it.
-    var type: String?
-    /// `resolvedStructuredName(type)` when already known (a V2 `__metadata.type` seen before,
-    /// `JSONTranscoder.V2TypeMemo`); nil: not known, to be resolved.
-    var typeResolved: String??
+    /// The type the payload stated (`@odata.type`, V2 `__metadata.type`): its name without
+    /// `#`, model type and reported name (`JSONTranscoder.typeMemo`).
+    var typeMemo: TypeNameMemo?
     var id: JSONScanner.StringToken?
+    /// What only some objects have (delta items, deleted entries, media entities); nil for the others.
+    var rare: RareObjectHeader?
+    var isTombstone = false
+    var isLink = false
+
+    /// Qualified type name without `#`, as the payload stated it.
+    var type: String? { typeMemo?.name }
+
+    /// `rare`, made on first use.
+    mutating func rareFields() -> RareObjectHeader {
+        if let r = rare { return r }
+        let r = RareObjectHeader()
+        rare = r
+        return r
+    }
+}
+
+/// The parts of an `ObjectHeader` only some objects have. Owned by one header while its object
+/// is written.
+final class RareObjectHeader {
     /// `@odata.context` kept for delta items (fragment form, e.g. `#Orders/$entity`).
     var context: String?
     /// Compact JSON of the `@odata.removed` object of a deleted-entity entry.
     var removed: [UInt8]?
     var media: [(name: StaticString, value: JSONScanner.StringToken)] = []
-    var isTombstone = false
-    var isLink = false
 }
 
 enum ObjectRole { case topLevel, nested, reference }
@@ -99,11 +117,18 @@ extension JSONTranscoder {
         var prev = -1
         if try s.beginObject() {
             repeat {
-                let k = try s.readKey()
+                let k: JSONScanner.StringToken
                 var number = -1
-                if let slots, let names, let n = memberNumber(declared, slots, names, k, chain: chain, prev: prev) {
-                    number = n
-                    prev = n
+                if let slots, let names, let predicted = predictedKey(slots, names, chain: chain, prev: prev) {
+                    k = predicted.key
+                    number = predicted.number
+                    prev = number
+                } else {
+                    k = try s.readKey()
+                    if let slots, let names, let n = memberNumber(declared, slots, names, k, chain: chain, prev: prev) {
+                        number = n
+                        prev = n
+                    }
                 }
                 if number >= 0 && number < 64 {
                     let bit = UInt64(1) << UInt64(number)
@@ -129,11 +154,8 @@ extension JSONTranscoder {
                     continue
                 }
                 if first == UInt8(ascii: "_") && version == .v2 && s.equals(k, "__metadata") {
-                    if let stated = try readV2Metadata(&h) {
-                        if let ti = stated { current = ti }
-                    } else if let t = h.type, let ti = index?.type(t) {
-                        current = ti
-                    }
+                    try readV2Metadata(&h)
+                    if let ti = h.typeMemo?.info { current = ti }
                     sameType = current === declared
                     continue
                 }
@@ -153,7 +175,7 @@ extension JSONTranscoder {
                     if s.equals(k, "reason") {
                         let start = out.count
                         ascii("{\"reason\":"); try copyValue(); byte(UInt8(ascii: "}"))
-                        h.removed = out.array(start..<out.count); out.truncate(to: start)
+                        h.rareFields().removed = out.array(start..<out.count); out.truncate(to: start)
                         continue
                     }
                     if s.equals(k, "when") { try s.skipValue(); continue }
@@ -293,15 +315,14 @@ extension JSONTranscoder {
         case .type where isString:
             let tok = try s.scanString()
             let hash = !tok.escaped && tok.length > 0 && s.base[tok.start] == UInt8(ascii: "#")
-            let t = s.string(hash ? JSONScanner.StringToken(start: tok.start + 1, end: tok.end, escaped: false) : tok)
-            if role == .topLevel, current == nil || index?.type(t) == nil {
-                let kind = PayloadModelIndex.annotatedKind(t, index: index)
+            let m = typeMemo(hash ? JSONScanner.StringToken(start: tok.start + 1, end: tok.end, escaped: false) : tok)
+            if role == .topLevel, current == nil || m.info == nil {
+                let kind = PayloadModelIndex.annotatedKind(m.name, index: index)
                 if case .primitive = kind.0 { top.valueKind = kind; return }
                 if kind.1 { top.valueKind = kind; return }
             }
-            h.type = t
-            h.typeResolved = nil
-            if let ti = index?.type(t) { current = ti }
+            h.typeMemo = m
+            if let ti = m.info { current = ti }
         case .context where isString:
             let c = s.string(try s.scanString())
             if role == .topLevel {
@@ -314,25 +335,25 @@ extension JSONTranscoder {
                 h.isTombstone = true
             } else if c.hasSuffix("$link") || c.hasSuffix("$deletedLink") {
                 h.isLink = true
-                h.context = fragment
+                h.rareFields().context = fragment
             } else if c.hasSuffix("/$entity") {
-                h.context = fragment
+                h.rareFields().context = fragment
                 let set = fragment.dropFirst().split(separator: "/").first.map(String.init) ?? ""
                 if let ti = index?.typeOfSet(set) { current = ti }
             }
         case .removed:
             let start = out.count
             try copyValue()
-            h.removed = out.array(start..<out.count)
+            h.rareFields().removed = out.array(start..<out.count)
             out.truncate(to: start)
             h.isTombstone = true
         case .count where role == .topLevel: top.count = try readScalarText()
         case .nextLink where role == .topLevel: top.nextLink = try readLink()
         case .deltaLink where role == .topLevel: top.deltaLink = try readLink()
-        case .mediaReadLink where isString: h.media.append(("mediaReadLink", try s.scanString()))
-        case .mediaEditLink where isString: h.media.append(("mediaEditLink", try s.scanString()))
-        case .mediaContentType where isString: h.media.append(("mediaContentType", try s.scanString()))
-        case .mediaEtag where isString: h.media.append(("mediaEtag", try s.scanString()))
+        case .mediaReadLink where isString: h.rareFields().media.append(("mediaReadLink", try s.scanString()))
+        case .mediaEditLink where isString: h.rareFields().media.append(("mediaEditLink", try s.scanString()))
+        case .mediaContentType where isString: h.rareFields().media.append(("mediaContentType", try s.scanString()))
+        case .mediaEtag where isString: h.rareFields().media.append(("mediaEtag", try s.scanString()))
         default: try s.skipValue()
         }
     }
@@ -455,52 +476,60 @@ extension JSONTranscoder {
         out.insert(ann, at: annotationAt)
     }
 
-    /// Reads V2 `__metadata`: etag, type, id (or uri) and the media-resource links. Returns
-    /// the model's type for the `type` it states (`.some(nil)`: a type the model does not
-    /// know), nil when it states none.
-    mutating func readV2Metadata(_ h: inout ObjectHeader) throws(JSONError) -> PayloadTypeInfo?? {
+    /// Reads V2 `__metadata`: etag, type (`h.typeMemo`), id (or uri) and the media-resource links.
+    mutating func readV2Metadata(_ h: inout ObjectHeader) throws(JSONError) {
         guard try s.peek() == UInt8(ascii: "{") else {
             try s.skipValue()
-            return nil
+            return
         }
         var uri: JSONScanner.StringToken? = nil
-        var stated: PayloadTypeInfo?? = nil
         if try s.beginObject() {
             repeat {
+                // The keys every entity has, as servers spell them, are matched in place.
+                let known = s.takeKey("uri") ? 1 : s.takeKey("type") ? 2 : s.takeKey("etag") ? 3 : 0
+                if known != 0 {
+                    guard try s.peek() == UInt8(ascii: "\"") else { try s.skipValue(); continue }
+                    switch known {
+                    case 1: uri = try s.scanString()
+                    case 2: h.typeMemo = typeMemo(try s.scanString())
+                    default: h.etag = try s.scanString()
+                    }
+                    continue
+                }
                 let k = try s.readKey()
                 guard try s.peek() == UInt8(ascii: "\"") else { try s.skipValue(); continue }
                 if s.equals(k, "etag") { h.etag = try s.scanString() }
-                else if s.equals(k, "type") {
-                    let m = v2Type(try s.scanString())
-                    h.type = m.name
-                    h.typeResolved = .some(m.resolved)
-                    stated = .some(m.info)
-                }
+                else if s.equals(k, "type") { h.typeMemo = typeMemo(try s.scanString()) }
                 else if s.equals(k, "id") { h.id = try s.scanString() }
                 else if s.equals(k, "uri") { uri = try s.scanString() }
-                else if s.equals(k, "media_src") { h.media.append(("mediaReadLink", try s.scanString())) }
-                else if s.equals(k, "edit_media") { h.media.append(("mediaEditLink", try s.scanString())) }
-                else if s.equals(k, "content_type") { h.media.append(("mediaContentType", try s.scanString())) }
-                else if s.equals(k, "media_etag") { h.media.append(("mediaEtag", try s.scanString())) }
+                else if s.equals(k, "media_src") { h.rareFields().media.append(("mediaReadLink", try s.scanString())) }
+                else if s.equals(k, "edit_media") { h.rareFields().media.append(("mediaEditLink", try s.scanString())) }
+                else if s.equals(k, "content_type") { h.rareFields().media.append(("mediaContentType", try s.scanString())) }
+                else if s.equals(k, "media_etag") { h.rareFields().media.append(("mediaEtag", try s.scanString())) }
                 else { try s.skipValue() }
             } while try s.nextMember()
         }
         if h.id == nil { h.id = uri }
-        return stated
     }
 
-    /// The name, model type and reported name of a V2 `__metadata.type` value: the entities of
-    /// a feed state the same type, so the last one is kept (`v2TypeMemo`) and a value with the
+    /// The name, model type and reported name of a type name in a payload (a V2
+    /// `__metadata.type` value, a V4 `@odata.type` without its `#`): the entities of a feed
+    /// state one type or a few, so the last few are kept (`typeMemos`) and a value with the
     /// same bytes costs no `String`, no type lookup and no name resolution.
-    mutating func v2Type(_ t: JSONScanner.StringToken) -> V2TypeMemo {
-        if !t.escaped, let m = v2TypeMemo, m.bytes.count == t.length,
-           m.bytes.withUnsafeBufferPointer({ memcmp($0.baseAddress!, s.base + t.start, t.length) == 0 }) {
-            return m
+    mutating func typeMemo(_ t: JSONScanner.StringToken) -> TypeNameMemo {
+        if !t.escaped {
+            for m in typeMemos where m.bytes.count == t.length
+                && m.bytes.withUnsafeBufferPointer({ memcmp($0.baseAddress!, s.base + t.start, t.length) == 0 }) {
+                return m
+            }
         }
         let name = s.string(t)
-        let m = V2TypeMemo(bytes: t.escaped ? [] : Array(UnsafeBufferPointer(start: s.base + t.start, count: t.length)),
-                           name: name, info: index?.type(name), resolved: resolvedStructuredName(name))
-        if !t.escaped { v2TypeMemo = m }
+        let m = TypeNameMemo(bytes: t.escaped ? [] : Array(UnsafeBufferPointer(start: s.base + t.start, count: t.length)),
+                             name: name, info: index?.type(name), resolved: resolvedStructuredName(name))
+        if !t.escaped {
+            if typeMemos.count == 8 { typeMemos.removeLast() }
+            typeMemos.insert(m, at: 0)
+        }
         return m
     }
 
@@ -571,10 +600,10 @@ extension JSONTranscoder {
         if role == .topLevel, let c = top.count, EdmLiteral.isJSONInteger(Array(c.utf8)) {
             headerMember("@odata.count"); header.append(c)
         }
-        if let c = h.context { headerMember("@odata.context"); header.appendString(c) }
+        if let c = h.rare?.context { headerMember("@odata.context"); header.appendString(c) }
         if h.isTombstone {
             headerMember("@odata.removed")
-            if let removed = h.removed { header.append(removed) } else { header.append(#"{"reason":"deleted"}"# as StaticString) }
+            if let removed = h.rare?.removed { header.append(removed) } else { header.append(#"{"reason":"deleted"}"# as StaticString) }
         }
         if let id = h.id {
             let keysIncomplete = current.map { $0.isEntity && keysSeen < $0.keyNames.count } ?? true
@@ -584,10 +613,10 @@ extension JSONTranscoder {
         }
         if let e = h.etag { headerMember("@odata.etag"); header.appendQuoted(s.base + e.start, count: e.length) }
         let isValueResult = role == .topLevel && top.sawValue && !top.sawProperty
-        if let t = h.type, !isValueResult, let resolved = h.typeResolved ?? resolvedStructuredName(t), resolved != declared?.qualifiedName {
+        if let m = h.typeMemo, !isValueResult, let resolved = m.resolved, resolved != declared?.qualifiedName {
             headerMember("@odata.type"); header.appendString("#" + resolved)
         }
-        for m in h.media {
+        for m in h.rare?.media ?? [] {
             spanHeaderValueEnd()
             if header.count > 0 { header.append(UInt8(ascii: ",")) }
             header.append("\"@odata." as StaticString)

@@ -30,6 +30,10 @@ struct PayloadMemberSlot: Sendable {
     /// A name no JSON control-information rule applies to: no `@`, not starting with `#` or
     /// `odata.`, not `__metadata`. A key spelled like it is only ever this member.
     var isPlain: Bool
+    /// The name is non-empty and written in JSON as it is (no quote, backslash or control
+    /// character): a key with exactly these bytes between quotes is this name, unescaped
+    /// (`JSONTranscoder.predictedKey`).
+    var isVerbatimKey: Bool
 }
 
 /// A structured type flattened for fast lookups while decoding (inherited members included).
@@ -77,8 +81,9 @@ final class PayloadTypeInfo: Sendable {
             let plain = !bytes.contains(UInt8(ascii: "@")) && bytes.first != UInt8(ascii: "#")
                 && !bytes.starts(with: "odata.".utf8) && name != "__metadata"
             numbers.insert(bytes, list.count)
+            let verbatim = !bytes.isEmpty && !bytes.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
             slots.append(PayloadMemberSlot(nameStart: pool.count, nameLength: bytes.count, primitive: primitive,
-                                           isKey: m.isKey, isNavigation: m.isNavigation, isPlain: plain))
+                                           isKey: m.isKey, isNavigation: m.isNavigation, isPlain: plain, isVerbatimKey: verbatim))
             list.append(m)
             pool.append(contentsOf: bytes)
         }

@@ -74,3 +74,43 @@ import Testing
         }
     }
 }
+
+/// `JSONScanner.takeKey`: a key matched in place takes exactly what `readKey` followed by
+/// `equals` takes for that spelling, and nothing else (the scanner moves past whitespace only).
+@Suite struct JSONTakeKeyTests {
+    /// Whether `takeKey("type")` takes the key at the start of `text`, and where it leaves the scanner.
+    static func take(_ text: String) -> (Bool, Int) {
+        let bytes = Array(text.utf8)
+        return bytes.withUnsafeBufferPointer { b in
+            var s = JSONScanner(base: b.baseAddress!, count: b.count, maxDepth: 8)
+            let taken = s.takeKey("type")
+            return (taken, s.pos)
+        }
+    }
+
+    /// `readKey` + `equals(key, "type")` on the same text: whether it names `type`, and where it ends.
+    static func read(_ text: String) -> (Bool, Int)? {
+        let bytes = Array(text.utf8)
+        return bytes.withUnsafeBufferPointer { b in
+            var s = JSONScanner(base: b.baseAddress!, count: b.count, maxDepth: 8)
+            guard let k = try? s.readKey() else { return nil }
+            return (s.equals(k, "type"), s.pos)
+        }
+    }
+
+    @Test func takesOnlyTheExactSpellingFollowedByAColon() {
+        for text in [#""type":"x""#, " \n\t\"type\":1", #""type":"#] {
+            let (taken, pos) = Self.take(text)
+            #expect(taken && Self.read(text)! == (true, pos), "\(text)")
+        }
+        for text in [#""type" :"x""#, #""typeX":1"#, #""typ":1"#, #""t\u0079pe":1"#, #""Type":1"#, #""type""#, #""type"#,
+                     #"type":1"#, #"{"type":1"#, ""] {
+            let (taken, pos) = Self.take(text)
+            #expect(!taken && pos == 0, "\(text)")
+        }
+        let (taken, pos) = Self.take("  \"typo\":1")
+        #expect(!taken && pos == 2)
+        // The escaped spelling names the key too: readKey's path (the caller's fallback) finds it.
+        #expect(Self.read(#""t\u0079pe":1"#)?.0 == true)
+    }
+}

@@ -52,6 +52,33 @@ import Testing
         #expect(items[4] == #"{"@odata.etag":"W/\"1\"","ID":5,"Big":"8","Name":"e"}"#)
     }
 
+    /// A key the member-order memo predicts is matched without scanning it
+    /// (`JSONTranscoder.predictedKey`) only when its bytes are the name's and `:` follows at
+    /// once; every near miss (whitespace around the key or before `:`, an escaped spelling, a
+    /// longer or shorter name, a quote or a control character in the key) takes the full path
+    /// and decodes as the entity does alone, or fails as it does alone.
+    @Test func predictedKeysMatchOnlyTheirExactSpelling() throws {
+        let lead = [#"{"ID":1,"Name":"a","Big":5}"#, #"{"ID":2,"Name":"b","Big":6}"#]
+        let entities = [
+            #"{"ID":3, "Name":"c","Big":7}"#, #"{"ID":4,"Name" :"d","Big":8}"#, #"{"ID":5,"Name":"e","Big":9}"#,
+            #"{"ID":6,"Names":"f","Big":10}"#, #"{"ID":7,"Nam":"g","Big":11}"#, #"{ "ID" : 8 , "Name" : "h" , "Big" : 12 }"#,
+            #"{"ID":9,"Name":"i","Big":13}"#,
+        ]
+        for e in entities {
+            let alone = try decode(#"{"value":["# + e + "]}", set: "Bases")
+            let page = try decode(#"{"value":["# + (lead + [e]).joined(separator: ",") + "]}", set: "Bases")
+            let leadOnly = try decode(#"{"value":["# + lead.joined(separator: ",") + "]}", set: "Bases")
+            #expect(page == String(leadOnly.dropLast(2)) + "," + String(alone.dropFirst(10)), "\(e)")
+        }
+        // Keys that are not valid JSON where a name is expected fail as they fail alone.
+        for bad in [#"{"ID":3,"Name"x:"c"}"#, #"{"ID":3,"Na"me":"c"}"#, "{\"ID\":3,\"Na\u{1}me\":\"c\"}", #"{"ID":3,"Name":"c","Name":"d"}"#,
+                    #"{"ID":3,"Name""#] {
+            let alone = failure(#"{"value":["# + bad + "]}", set: "Bases")
+            let page = failure(#"{"value":["# + (lead + [bad]).joined(separator: ",") + "]}", set: "Bases")
+            #expect(alone != nil && page != nil, "\(bad)")
+        }
+    }
+
     @Test func duplicatesAreRejectedInEveryPosition() {
         let cases: [(String, String, String)] = [
             (#"{"ID":1,"Name":"a","ID":2}"#, "Bases", "ID"),

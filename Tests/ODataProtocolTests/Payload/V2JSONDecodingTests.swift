@@ -137,7 +137,7 @@ import Foundation
         #expect(r.json == ##"{"value":[{"@odata.type":"#RefScenario.Manager","EmployeeId":"1"},{"EmployeeId":"2"}]}"##)
     }
 
-    /// The decoder remembers the last `__metadata.type` of a feed (`V2TypeMemo`) and compares
+    /// The decoder remembers the last `__metadata.type`s of a feed (`TypeNameMemo`) and compares
     /// `__metadata`'s keys and `__deferred` inline: each entity of a feed whose types alternate,
     /// repeat, come escaped or twice, name a type the model does not know, or whose keys are
     /// escaped, decodes exactly as it does alone; deferred navigations are dropped and inline

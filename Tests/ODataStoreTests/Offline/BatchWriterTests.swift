@@ -77,6 +77,12 @@ struct BatchWriterTests {
         let single = try Self.write(pages, rows: 1, locallyChanged: 160)
         #expect(batched.count > 460)
         #expect(Self.difference(batched, single) == nil)
+        // Escaped text reaches the file unescaped (the page's arena of unescaped values), in
+        // a batch and alone: product 17's description, written twice in the first page.
+        for dump in [batched, single] {
+            #expect(dump.contains { $0.hasPrefix("e:Products: [17, ") && $0.contains(", 'd\"17\"', ") })
+            #expect(!dump.contains { $0.contains("d\\\"") })
+        }
         // Batches of a few rows end at other places: the same store too.
         #expect(Self.difference(try Self.write(pages, rows: 5, locallyChanged: 160), single) == nil)
     }

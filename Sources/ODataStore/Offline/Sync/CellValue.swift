@@ -8,18 +8,25 @@ enum CellValue {
     case real(Double)
     /// Text exactly as in the page buffer (no escapes): a byte range.
     case raw(Range<Int>)
-    /// Text that had escapes, unescaped (or made by the writer).
-    case bytes([UInt8])
+    /// Text in the writer's page arena (`EntityWriter.arena`, emptied when a page starts): a
+    /// value that had escapes, unescaped (a V2 ETag `W/\"1\"` in every entity, SAP's `\/` in
+    /// URLs), or text the writer made (a derived type's name). One buffer for the page instead
+    /// of an array per value, and no case holds a reference: a cell is copied and dropped
+    /// without reference counting.
+    case arena(Range<Int>)
 
     /// Binds the value; `.raw` text is bound without a copy, so `page` must stay valid until
-    /// the statement is reset.
-    func bind(_ s: SQLiteStatement, at index: Int, page: UnsafeBufferPointer<UInt8>) throws(SQLiteError) {
+    /// the statement is reset. `.arena` text is copied from `arena` (the writer's arena as it
+    /// is at binding time).
+    @inline(__always)
+    func bind(_ s: SQLiteStatement, at index: Int, page: UnsafeBufferPointer<UInt8>,
+              arena: UnsafeBufferPointer<UInt8>) throws(SQLiteError) {
         switch self {
         case .null: try s.bind(.null, at: index)
         case .integer(let v): try s.bind(.integer(v), at: index)
         case .real(let v): try s.bind(.real(v), at: index)
         case .raw(let r): try s.bindTextNoCopy(UnsafeBufferPointer(rebasing: page[r]), at: index)
-        case .bytes(let b): try b.withUnsafeBufferPointer { (p) throws(SQLiteError) in try s.bindText(p, at: index) }
+        case .arena(let r): try s.bindText(UnsafeBufferPointer(rebasing: arena[r]), at: index)
         }
     }
 }

@@ -15,7 +15,7 @@ struct EntityDraft {
     /// The entity's type when it is not the table's own (`@odata.type` of a derived type), else `.null`.
     var type: CellValue = .null
     /// The members the schema does not know (control information kept, dynamic properties),
-    /// as a JSON object without its closing `}`; empty when there are none.
+    /// as a JSON object; empty when there are none.
     var extra: [UInt8] = []
     /// Each expanded navigation: its plan item, the row ids of its entities, whether the
     /// expansion is complete (its links are then replaced).
@@ -35,16 +35,12 @@ struct EntityDraft {
 
     /// Adds `"key":value` (both as they are written in the page) to `extra`.
     mutating func appendExtra(key: UnsafeBufferPointer<UInt8>, value: UnsafeBufferPointer<UInt8>) {
-        extra.append(extra.isEmpty ? UInt8(ascii: "{") : UInt8(ascii: ","))
+        if extra.isEmpty { extra.append(UInt8(ascii: "{")) } else { extra[extra.count - 1] = UInt8(ascii: ",") }
         extra.append(UInt8(ascii: "\""))
         extra.append(contentsOf: key)
         extra.append(UInt8(ascii: "\""))
         extra.append(UInt8(ascii: ":"))
         extra.append(contentsOf: value)
-    }
-
-    /// `extra` as the text of the extra column (`.null` when there is none).
-    var extraCell: CellValue {
-        extra.isEmpty ? .null : .bytes(extra + [UInt8(ascii: "}")])
+        extra.append(UInt8(ascii: "}"))
     }
 }

@@ -43,8 +43,8 @@ extension EntityWriter {
         return max(1, min(maxBatchRows, limit / max(1, columns)))
     }
 
-    /// Keeps the entity to be written with the next ones; its cells stay with it (`d` gets
-    /// other cells for the caller to give back to the pool).
+    /// Keeps the entity to be written with the next ones; its cells stay with it (`d` is left
+    /// without cells: nothing for the caller to give back to the pool).
     func hold(_ table: EntityTable, _ d: inout EntityDraft, page: UnsafeBufferPointer<UInt8>) throws(SQLiteError) {
         if pending.table !== table || !Self.matches(pending.present, d.cells) {
             try flushPending(page: page)
@@ -52,8 +52,8 @@ extension EntityWriter {
             pending.present = Self.present(d.cells)
         }
         // Moved in, not copied (a copy retains and later releases every member of the draft):
-        // `d` is left an empty draft holding pooled cells.
-        var held = EntityDraft(cells: cellPool.popLast() ?? [])
+        // `d` is left an empty draft.
+        var held = EntityDraft(cells: [])
         swap(&held, &d)
         pending.drafts.append(consume held)
         if pending.drafts.count >= batchRows(3 + pending.present.count) { try flushPending(page: page) }
@@ -64,8 +64,9 @@ extension EntityWriter {
     func flushPending(page: UnsafeBufferPointer<UInt8>) throws(SQLiteError) {
         guard let table = pending.table, !pending.drafts.isEmpty else { return }
         defer {
-            for d in pending.drafts { cellPool.append(d.cells) }
-            pending.drafts.removeAll(keepingCapacity: true)
+            // Each draft's cells go back to the pool, moved out of the draft (iterating
+            // `pending.drafts` would copy every draft, retaining and releasing its members).
+            while var d = pending.drafts.popLast() { giveBack(&d) }
         }
         let full = batchRows(3 + pending.present.count)
         let count = pending.drafts.count
@@ -102,11 +103,13 @@ extension EntityWriter {
         let st = try batchStatement(table, present, rows: rows)
         defer { st.reset() }
         let columns = 3 + present.count
-        // Bound from the drafts where they are, through a pointer's addressor (an element read
-        // out of `pending`, or an `UnsafeBufferPointer` subscript, is a copy of the draft).
+        // Bound from the drafts where they are, through pointers (an element read out of
+        // `pending`, or a pointer's subscript passed on, is a copy of the draft).
         try pending.drafts.withUnsafeBufferPointer { (drafts) throws(SQLiteError) in
-            let first = drafts.baseAddress!
-            for j in range { try bindRow(st, present, first[j], page: page, base: (j - range.lowerBound) * columns) }
+            try arena.withUnsafeBufferPointer { (arena) throws(SQLiteError) in
+                let first = drafts.baseAddress!
+                for j in range { try bindRow(st, present, first + j, page: page, arena: arena, base: (j - range.lowerBound) * columns) }
+            }
         }
         sqlite3_set_last_insert_rowid(file.connection.handle, 0)
         _ = try st.step()

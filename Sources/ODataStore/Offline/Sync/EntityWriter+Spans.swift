@@ -102,7 +102,7 @@ extension EntityWriter {
             throw JSONError(offset: Int(sp.spans.objects[o].start) + 1, message: "an entity without properties")
         }
         var d = draft(for: table)
-        defer { cellPool.append(d.cells) }
+        defer { giveBack(&d) }
         let id = ObjectIdentifier(table)
         var cache = spanKeys[id] ?? []
         var cacheChanged = false
@@ -143,7 +143,7 @@ extension EntityWriter {
                     guard let t = sp.string(vs, ve) else { throw JSONError(offset: vs, message: "expected a string") }
                     var name = u.string(t)
                     if name.hasPrefix("#") { name.removeFirst() }
-                    if name != table.entityType { d.type = .bytes(Array(name.utf8)) }
+                    if name != table.entityType { d.type = arenaText(name) }
                 } else {
                     appendExtra(&d, page, key, vs, ve)
                 }
@@ -232,9 +232,7 @@ extension EntityWriter {
         if sp.page[vs] == UInt8(ascii: "n") { return .null }
         guard let t = sp.string(vs, ve) else { throw JSONError(offset: vs, message: "expected a string") }
         if !t.escaped { return .raw(t.start..<t.end) }
-        scratch.removeAll(keepingCapacity: true)
-        sp.u.unescape(t, into: &scratch)
-        return .bytes(scratch)
+        return unescaped(t, sp.u)
     }
 
     /// The value in `vs..<ve` as a column of `kind` stores it.
@@ -264,9 +262,7 @@ extension EntityWriter {
             default: break
             }
             if !t.escaped { return .raw(t.start..<t.end) }
-            scratch.removeAll(keepingCapacity: true)
-            sp.u.unescape(t, into: &scratch)
-            return .bytes(scratch)
+            return unescaped(t, sp.u)
         case UInt8(ascii: "{"), UInt8(ascii: "["):
             return .raw(vs..<ve)
         default:

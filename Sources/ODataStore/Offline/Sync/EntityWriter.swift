@@ -32,7 +32,9 @@ final class EntityWriter {
     /// Downloads (`requestID` > 0) never overwrite a row with local changes; the store's own
     /// writes (upload answers, reverts: request 0) do.
     private var protectsLocalChanges: Bool { requestID != 0 }
-    var scratch: [UInt8] = []
+    /// The unescaped and made text of the page being written (`CellValue.arena` ranges):
+    /// emptied when a page starts, so it holds at most one page's such values.
+    var arena: [UInt8] = []
     var sqliteFailure: SQLiteError?
     /// Prepared statements and lookup tables, shared by every writer of the store file.
     let shared: Shared
@@ -131,6 +133,7 @@ final class EntityWriter {
             guard let base = page.baseAddress, !page.isEmpty else { return .success(0) }
             var s = JSONScanner(base: base, count: page.count, maxDepth: PayloadDecoder.maxDepth + 2)
             pending.reset(batching: isCollection && requestID != 0)
+            arena.removeAll(keepingCapacity: true)
             defer { pending.reset(batching: false) }
             do throws(Failure) {
                 let n: Int
@@ -229,7 +232,7 @@ final class EntityWriter {
             return nil
         }
         var d = draft(for: table)
-        defer { cellPool.append(d.cells) }
+        defer { giveBack(&d) }
         let id = ObjectIdentifier(table)
         var cache = shared.memberCache[id] ?? []
         var cacheChanged = false
@@ -254,7 +257,7 @@ final class EntityWriter {
                     let t = try s.scanString()
                     var name = s.string(t)
                     if name.hasPrefix("#") { name.removeFirst() }
-                    if name != table.entityType { d.type = .bytes(Array(name.utf8)) }
+                    if name != table.entityType { d.type = arenaText(name) }
                 } else {
                     try appendExtra(&d, &s, page, key)
                 }
@@ -398,6 +401,16 @@ final class EntityWriter {
     var spanKeys: [ObjectIdentifier: [SpanKey]] = [:]
     /// Cell arrays to reuse, one per level of expansion being written (no allocation per entity).
     var cellPool: [[CellValue?]] = []
+
+    /// Returns the cells of a draft that was written (or held with no cells left: `hold`) to
+    /// `cellPool`, moved out of it.
+    @inline(__always)
+    func giveBack(_ d: inout EntityDraft) {
+        guard !d.cells.isEmpty else { return }
+        var cells: [CellValue?] = []
+        swap(&cells, &d.cells)
+        cellPool.append(cells)
+    }
     /// Entities of the top level of a collection page waiting to be upserted together.
     var pending = PendingRows()
     /// The most rows one upsert statement writes (`EntityWriter+Batch.swift`; 1: one per
@@ -454,9 +467,7 @@ final class EntityWriter {
         }
         let t = try s.scanString()
         if !t.escaped { return .raw(t.start..<t.end) }
-        scratch.removeAll(keepingCapacity: true)
-        s.unescape(t, into: &scratch)
-        return .bytes(scratch)
+        return unescaped(t, s)
     }
 
     /// The value at the scanner as a column of `kind` stores it.
@@ -491,9 +502,7 @@ final class EntityWriter {
             default: break
             }
             if !t.escaped { return .raw(t.start..<t.end) }
-            scratch.removeAll(keepingCapacity: true)
-            s.unescape(t, into: &scratch)
-            return .bytes(scratch)
+            return unescaped(t, s)
         case UInt8(ascii: "{"), UInt8(ascii: "["):
             let start = s.pos
             try s.skipValue()
@@ -555,16 +564,38 @@ final class EntityWriter {
         return present
     }
 
-    /// Binds the row's values from parameter `base + 1` on.
+    /// Binds the row's values from parameter `base + 1` on. The draft is read where it is,
+    /// through a pointer: a draft passed as a value (even `borrowing`, read out of an array
+    /// of drafts) was copied and destroyed once per row, retaining and releasing its members.
     @inline(__always)
-    func bindRow(_ st: SQLiteStatement, _ present: [Int], _ d: borrowing EntityDraft, page: UnsafeBufferPointer<UInt8>,
-                 base: Int = 0) throws(SQLiteError) {
-        try d.type.bind(st, at: base + 1, page: page)
-        try d.etag.bind(st, at: base + 2, page: page)
-        try d.extraCell.bind(st, at: base + 3, page: page)
-        for (k, i) in present.enumerated() {
-            try d.cells[i]!.bind(st, at: base + 4 + k, page: page)
+    func bindRow(_ st: SQLiteStatement, _ present: [Int], _ d: UnsafePointer<EntityDraft>, page: UnsafeBufferPointer<UInt8>,
+                 arena: UnsafeBufferPointer<UInt8>, base: Int = 0) throws(SQLiteError) {
+        try d.pointee.type.bind(st, at: base + 1, page: page, arena: arena)
+        try d.pointee.etag.bind(st, at: base + 2, page: page, arena: arena)
+        if d.pointee.extra.isEmpty {
+            try st.bind(.null, at: base + 3)
+        } else {
+            try d.pointee.extra.withUnsafeBufferPointer { (e) throws(SQLiteError) in try st.bindText(e, at: base + 3) }
         }
+        try d.pointee.cells.withUnsafeBufferPointer { (cells) throws(SQLiteError) in
+            for (k, i) in present.enumerated() {
+                try cells[i]!.bind(st, at: base + 4 + k, page: page, arena: arena)
+            }
+        }
+    }
+
+    /// `t` (a string with escapes) unescaped into the page's arena.
+    func unescaped(_ t: JSONScanner.StringToken, _ u: JSONScanner) -> CellValue {
+        let start = arena.count
+        u.unescape(t, into: &arena)
+        return .arena(start..<arena.count)
+    }
+
+    /// `text` put into the page's arena.
+    func arenaText(_ text: String) -> CellValue {
+        let start = arena.count
+        arena.append(contentsOf: text.utf8)
+        return .arena(start..<arena.count)
     }
 
     func upsert(_ table: EntityTable, _ d: EntityDraft, page: UnsafeBufferPointer<UInt8>) throws(SQLiteError) -> (rid: Int64, inserted: Bool) {
@@ -580,7 +611,9 @@ final class EntityWriter {
             lastUpsert = (id, present, st)
         }
         defer { st.reset() }
-        try bindRow(st, present, d, page: page)
+        try withUnsafePointer(to: d) { (d) throws(SQLiteError) in
+            try arena.withUnsafeBufferPointer { (arena) throws(SQLiteError) in try bindRow(st, present, d, page: page, arena: arena) }
+        }
         // SQLite never hands out row id 0 (a new row gets the largest id plus one, at least
         // 1): a 0 after the step means the upsert took its update path.
         sqlite3_set_last_insert_rowid(file.connection.handle, 0)
@@ -603,8 +636,10 @@ final class EntityWriter {
             shared.keyLookups[id] = lookup
         }
         defer { lookup.statement.reset() }
-        for (k, i) in lookup.columns.enumerated() {
-            try (i >= 0 ? cells[i] ?? .null : .null).bind(lookup.statement, at: k + 1, page: page)
+        try arena.withUnsafeBufferPointer { (arena) throws(SQLiteError) in
+            for (k, i) in lookup.columns.enumerated() {
+                try (i >= 0 ? cells[i] ?? .null : .null).bind(lookup.statement, at: k + 1, page: page, arena: arena)
+            }
         }
         guard try lookup.statement.step() else { throw SQLiteError(code: 1, message: "upserted row not found", sql: nil) }
         return lookup.statement.int64(at: 0)
