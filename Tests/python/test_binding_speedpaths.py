@@ -285,3 +285,70 @@ def test_finished_requests_are_freed_without_the_cyclic_gc(server):
             assert gone_r() is None
         finally:
             gc.enable()
+
+
+def test_settled_flag_without_a_lock():
+    """_Settled.set takes no lock: a waiter that made its Event just before or after set() ran
+    still wakes (set sees the Event, or wait sees the flag), and waits that come later return at once."""
+    for _ in range(300):
+        flag = _store._Settled()
+        woke = []
+        waiters = [threading.Thread(target=lambda: woke.append(flag.wait(BOUND))) for _ in range(3)]
+        for t in waiters:
+            t.start()
+        flag.set()
+        for t in waiters:
+            t.join(BOUND)
+        assert woke == [True, True, True] and flag.is_set()
+    flag = _store._Settled()
+    assert not flag.is_set() and flag.wait(0.01) is False
+    flag.set()
+    assert flag.wait(0) is True and flag.wait() is True
+
+
+def test_submit_chain_from_done_callbacks_with_raising_callbacks(server, caplog):
+    """Requests submitted from done-callbacks (the benchmark's chain, taking the shortened
+    submit and completion paths on the callback thread): every result arrives typed; a
+    done-callback that raises is logged by concurrent.futures as before and the chain goes on;
+    an on_complete that raises is still the request's outcome."""
+    with odatastore.Store(server.url, max_connections=4) as store:
+        store.wait_open(BOUND)
+        lock = threading.Lock()
+        state = {"next": 0, "left": 24}
+        ids = []
+        done = threading.Event()
+
+        def start():
+            with lock:
+                n = state["next"]
+                if n >= 24:
+                    return
+                state["next"] = n + 1
+            fut = store.submit("READ", f"Products({n % 20 + 1})")
+            fut.add_done_callback(lambda f: finished(f, n))
+
+        def finished(fut, n):
+            ids.append((n % 20 + 1, fut.result()["ID"], type(fut.result()["Price"])))
+            with lock:
+                state["left"] -= 1
+                if state["left"] == 0:
+                    done.set()
+            start()
+            if n % 5 == 0:
+                raise RuntimeError(f"done-callback {n}")
+
+        for _ in range(4):
+            start()
+        assert done.wait(BOUND)
+        assert sorted(a for a, _, _ in ids) == sorted(n % 20 + 1 for n in range(24))
+        assert all(a == b and t is decimal.Decimal for a, b, t in ids)
+        assert sum("exception calling callback" in r.getMessage() for r in caplog.records) >= 1
+
+        req = store.request("READ", "Products(2)", on_complete=lambda r, resp, err: 1 / 0)
+        fut = req.future
+        req.start()
+        with pytest.raises(ZeroDivisionError):
+            fut.result(BOUND)
+        with pytest.raises(ZeroDivisionError):
+            req.result(BOUND)
+        assert req.done and req.response is not None and req.response.data["ID"] == 2

@@ -83,6 +83,11 @@ def main() -> int:
         "failures": len(failures), "wall_ms": round((t1 - t0) * 1e3, 3),
         "user_ms": round(user_ms, 3), "sys_ms": round(sys_ms, 3), "cpu_ms": round(user_ms + sys_ms, 3),
         "cpu_ms_per_request": round((user_ms + sys_ms) / args.count, 4) if args.count else 0.0,
+        # context switches of the whole process per GET: about 3 when every answer finds the
+        # client idle (one hand-off each way and the transport's second sleep), under 1 when
+        # answers wait and are handled several per pass (bench/python/threads.py splits them)
+        "vcs_per_request": round((r1.ru_nvcsw - r0.ru_nvcsw) / args.count, 3) if args.count else 0.0,
+        "ivcs_per_request": round((r1.ru_nivcsw - r0.ru_nivcsw) / args.count, 3) if args.count else 0.0,
     }), flush=True)
     return 0 if not failures else 1
 

@@ -3,7 +3,8 @@
 # independent of machine load: valgrind callgrind, (Ir of --count GETs - Ir of none) / --count,
 # warm-up 0, against a fresh V4 test server (Tests/servers/serve.py v4).
 #   bash bench/python/instructions.sh [--count N] [--server v4|v2]
-# Needs valgrind and the library (build/lib/libodatastore.so or $ODATASTORE_LIBRARY).
+# Needs valgrind and the library (build/lib/libodatastore.so or $ODATASTORE_LIBRARY);
+# ODS_BINDING=DIR measures the binding in DIR (another tree's bindings/python/src) instead.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 COUNT=1000
@@ -17,7 +18,7 @@ while [ $# -gt 0 ]; do
 done
 PY=${ODS_TEST_PYTHON:-.venv/bin/python}
 export ODATASTORE_LIBRARY=${ODATASTORE_LIBRARY:-$PWD/build/lib/libodatastore.so}
-export PYTHONPATH=$PWD/bindings/python/src
+export PYTHONPATH=${ODS_BINDING:-$PWD/bindings/python/src}
 OUT=build/bench-python
 mkdir -p "$OUT"
 coproc SERVER { exec "$PY" Tests/servers/serve.py "$KIND"; }

@@ -243,8 +243,14 @@ def _decode_payload(text: str) -> Any:
         obj, end = None, -1
     if end != len(text):  # leading or trailing whitespace, or not JSON: decode() says which
         return _DECODER.decode(text)
-    if isinstance(obj, dict) and "@odata.etag" in obj:
-        return _as_entity(obj)
+    if obj.__class__ is dict and "@odata.etag" in obj:
+        if _PENDING in obj or _ERROR in obj:
+            return Entity(obj)
+        e = _new_entity(Entity)  # _as_entity, inlined
+        _dict_init(e, obj)
+        e.etag = e.pop("@odata.etag", None)
+        e.pending_state = _CLEAN
+        return e
     return obj
 
 
@@ -417,10 +423,16 @@ class Response:
         if self._has_data:
             return self._data
         data: Any = None
-        if self.json_text:
-            text = self.json_text
+        text = self.json_text
+        if text:
             obj = _decode_payload(text)
-            if isinstance(obj, dict) and isinstance(obj.get("value"), list) and not (
+            if obj.__class__ is Entity and "value" not in obj:  # one entity with an ETag: the usual read
+                if obj.etag is None and self.etag is not None:
+                    obj.etag = self.etag
+                if types is not None and path is not None:
+                    types.type_entities(path, (obj,))
+                data = obj
+            elif isinstance(obj, dict) and isinstance(obj.get("value"), list) and not (
                     self.entity_count == 1 and not isinstance(obj, Entity) and "@odata.count" not in obj
                     and len(obj["value"]) != 1):
                 items = obj["value"]
@@ -740,7 +752,7 @@ def _on_completion_py(req_ptr: Optional[int], resp_ptr: Optional[int], error: Op
             req._handle = req_ptr
         if error:  # BORROWED for this call: read by _cb_completion within it
             error = ctypes.cast(error, _ffi.ErrorPtr)  # type: ignore[assignment]
-        req._deliver(req._cb_completion, resp_ptr, error)
+        req._complete(resp_ptr, error)
 
 
 _on_completion = _ffi.COMPLETION_CB(_on_completion_py)
@@ -775,35 +787,41 @@ class _Unraisable:
 class _Settled:
     """A request's "last callback delivered" flag, with the ``is_set`` / ``set`` / ``wait``
     of :class:`threading.Event`; the Event itself (a Condition and a Lock) is made only
-    when a thread waits, which most requests (futures, callbacks, asyncio) never do."""
+    when a thread waits, which most requests (futures, callbacks, asyncio) never do.
 
-    __slots__ = ("_flag", "_event", "_lock")
+    ``set`` takes no lock: it stores the flag, then looks for an Event; ``wait`` stores the
+    Event (made under ``_settled_lock``, so waiters share one), then looks at the flag
+    again. Each step is one attribute access under the GIL, so at least one side sees the
+    other's store: either ``set`` sets the Event or ``wait`` returns without waiting."""
+
+    __slots__ = ("_flag", "_event")
 
     def __init__(self) -> None:
         self._flag = False
         self._event: Optional[threading.Event] = None
-        self._lock = threading.Lock()
 
     def is_set(self) -> bool:
         return self._flag
 
     def set(self) -> None:
-        with self._lock:
-            self._flag = True
-            event = self._event
+        self._flag = True
+        event = self._event
         if event is not None:
             event.set()
 
     def wait(self, timeout: Optional[float] = None) -> bool:
         if self._flag:
             return True
-        with self._lock:
-            if self._flag:
-                return True
-            if self._event is None:
-                self._event = threading.Event()
+        with _settled_lock:
             event = self._event
+            if event is None:
+                event = self._event = threading.Event()
+        if self._flag:  # set() ran before the Event was there to see
+            return True
         return event.wait(timeout)
+
+
+_settled_lock = threading.Lock()  # makes the Events of _Settled.wait
 
 
 _F_PENDING = concurrent.futures._base.PENDING
@@ -812,6 +830,7 @@ _F_CANCELLED = (concurrent.futures._base.CANCELLED, concurrent.futures._base.CAN
 _F_DONE = (*_F_CANCELLED, _F_FINISHED)
 _F_LOGGER = concurrent.futures._base.LOGGER
 _condition_lock = threading.Lock()   # makes the futures' Conditions (_StoreFuture._condition)
+_RLock: Callable[[], Any] = getattr(threading, "_CRLock", None) or threading.RLock  # the C RLock, without threading.RLock's frame
 
 
 class _StoreFuture(concurrent.futures.Future[Any]):
@@ -829,7 +848,7 @@ class _StoreFuture(concurrent.futures.Future[Any]):
 
     def __init__(self, store: "Store", settled: Union[threading.Event, _Settled], cancel: Callable[[], None]) -> None:
         # concurrent.futures.Future.__init__ without its Condition (see _condition)
-        self._flock = threading.RLock()
+        self._flock = _RLock()
         self._cond: Optional[threading.Condition] = None
         self._state = _F_PENDING
         self._result = None
@@ -883,7 +902,11 @@ class _StoreFuture(concurrent.futures.Future[Any]):
                     cond.notify_all()
         if state in _F_DONE:
             raise concurrent.futures.InvalidStateError(f"{state}: {self!r}")
-        self._invoke_callbacks()  # type: ignore[attr-defined]
+        for callback in self._done_callbacks:  # the base class's _invoke_callbacks, inlined
+            try:
+                callback(self)
+            except Exception:
+                _F_LOGGER.exception("exception calling callback for %r", self)
 
     def _wait(self, timeout: Optional[float]) -> None:
         self._store._wait_for(self._settled, timeout, self.done)
@@ -910,7 +933,17 @@ class RequestFuture(_StoreFuture):
     request: "Request"
 
     def __init__(self, request: "Request") -> None:
-        super().__init__(request.store, request._done, request._cancel_quietly)
+        # _StoreFuture.__init__ inlined (one future per submitted request)
+        self._flock = _RLock()
+        self._cond = None
+        self._state = _F_PENDING
+        self._result = None
+        self._exception = None
+        self._waiters = []
+        self._done_callbacks = []
+        self._store = request.store
+        self._settled = request._done
+        self._cancel_work = request._cancel_quietly
         self.request = request
 
 
@@ -1142,6 +1175,23 @@ class Request:
     dropping every reference to it does not cancel it; :meth:`cancel` does.
     """
 
+    # Defaults most requests keep (set on the instance when they change): a request made by
+    # Store.submit stores only what it must.
+    context: Any = None
+    delegate: Optional[RequestDelegate] = None
+    on_complete: Optional[CompletionCallback] = None
+    response: Optional[Response] = None
+    _error: Optional[BaseException] = None
+    _callback_raised = False
+    _failure: Optional[Error] = None
+    _result: Any = None
+    _future: Optional[RequestFuture] = None
+    _future_ref: Optional["weakref.ref[RequestFuture]"] = None
+    _aio: Sequence[tuple[asyncio.AbstractEventLoop, "asyncio.Future[Any]"]] = ()
+    _started = False
+    _handle: Optional[int] = None
+    _body_text: Optional[str] = None
+
     def __init__(self, store: "Store", mode: ModeLike, path: str, body: Any = None, *,
                  etag: Optional[str] = None, headers: Optional[Mapping[str, str]] = None,
                  all_pages: bool = False, timeout: Optional[float] = None, context: Any = None,
@@ -1150,27 +1200,21 @@ class Request:
                  _submit: bool = False) -> None:
         lib = store._lib
         self.store = store
-        self.mode = _mode(mode)
+        known = _MODES_BY_NAME.get(mode) if mode.__class__ is str else None  # _mode's usual case
+        self.mode = known if known is not None else _mode(mode)
         self.path = path
-        self.context = context
-        self.delegate = delegate
-        self.on_complete = on_complete
-        self.response: Optional[Response] = None
-        self._error: Optional[BaseException] = None
-        self._callback_raised = False
-        self._failure: Optional[Error] = None
-        self._result: Any = None
-        self._done = _Settled()
-        self._future: Optional[RequestFuture] = None
+        if context is not None:
+            self.context = context
+        if delegate is not None:
+            self.delegate = delegate
+        if on_complete is not None:
+            self.on_complete = on_complete
         # After the last callback the request keeps its future weakly (_finish): the future
         # keeps its request (future.request), so a strong link both ways would be a cycle,
         # left with its responses and C handles to the cyclic GC instead of freed at once.
-        self._future_ref: Optional["weakref.ref[RequestFuture]"] = None
-        self._aio: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[Any]]] = []
+        self._done = _Settled()
         self._lock = threading.Lock()
-        self._started = False
         self._key = next(_ids)
-        self._handle: Optional[int] = None
         if isinstance(body, (bytes, str)):
             body_text: Optional[str] = body.decode("utf-8") if isinstance(body, bytes) else body
         elif body is None:
@@ -1204,18 +1248,28 @@ class Request:
     def _submit_now(self) -> RequestFuture:
         """Store.submit without options: the request made, completed and started in one C
         call (ods_request_submit); returns its future."""
-        store, lib = self.store, self.store._lib
+        store = self.store
+        lib = store._lib
+        path = self.path
+        body = self._body_text
+        c_path = path.encode("utf-8") if "\0" not in path else _c(path)  # _c raises
+        c_body = None if body is None else _c(body)
         future = self._future = RequestFuture(self)
         self._started = True
-        _live[self._key] = self
+        key = self._key
+        _live[key] = self
         try:
-            with store._use():
-                started = lib.ods_request_submit(store._handle, int(self.mode), _c(self.path),
-                                                 _c(self._body_text), _on_completion, self._key)
+            if store._handle is not None and _get_ident() in store._delivering:
+                # from a callback of the store (the usual chain): what _Use would do (nothing)
+                started = lib.ods_request_submit(store._handle, int(self.mode), c_path, c_body, _on_completion, key)
+            else:
+                with store._use():
+                    started = lib.ods_request_submit(store._handle, int(self.mode), c_path, c_body,
+                                                     _on_completion, key)
             if not started:
                 raise _errors.last_any(lib)
         except BaseException:
-            _live.pop(self._key, None)
+            _live.pop(key, None)
             self._future = None
             raise
         # The completion may have run already on the callback thread: it set the same
@@ -1334,7 +1388,7 @@ class Request:
         with self._lock:
             settled = self._done.is_set()
             if not settled:
-                self._aio.append((loop, fut))
+                self._aio = [*self._aio, (loop, fut)]
         if settled:
             self._settle_aio(fut)
         elif not self._started:
@@ -1346,8 +1400,9 @@ class Request:
         return f"<Request {self.mode.name} {self.path!r}>"
 
     def __del__(self) -> None:
-        handle, self._handle = getattr(self, "_handle", None), None
+        handle = self._handle  # the class's None when __init__ failed before it
         if handle:
+            self._handle = None
             try:
                 self.store._lib.ods_request_free(handle)  # never cancels; safe in callbacks
             except Exception:
@@ -1370,6 +1425,29 @@ class Request:
             self._record(e)
             if fn == self._cb_completion:
                 self._finish()
+
+    def _complete(self, resp_ptr: Optional[int], error: Any) -> None:
+        """The last callback: ``_deliver(_cb_completion, resp_ptr, error)`` in one frame
+        (every request ends here)."""
+        try:
+            store = self.store
+            if store._kept_thread == 0:
+                _keep_thread_state(store)
+            marks = store._delivering  # _enter_delivery / _leave_delivery
+            del store  # an exception the request keeps keeps this frame: not the store with it
+            ident = _get_ident()
+            marks[ident] = marks.get(ident, 0) + 1
+            try:
+                self._cb_completion(resp_ptr, error)
+            finally:
+                depth = marks[ident] - 1
+                if depth:
+                    marks[ident] = depth
+                else:
+                    del marks[ident]
+        except BaseException as e:  # an exception of a user callback becomes the outcome
+            self._record(e)
+            self._finish()
 
     def _record(self, exc: BaseException) -> None:
         """Keeps the first exception a callback raised: it wins over the library's error."""
@@ -1426,17 +1504,24 @@ class Request:
                 resp = err.response
             else:
                 resp = self.response
-                if resp is None:
-                    resp = self._copy_response(resp_ptr)
-                    if resp is not None:
-                        self.response = resp
-                        self.store._type_response(self, resp)
+                if resp is None and resp_ptr:  # _copy_response and Store._type_response inlined
+                    resp = Response._copy(self.store._lib, resp_ptr)
+                    self.response = resp
+                    try:
+                        types = self.store._types  # Store._typecache once it has made the cache
+                        if types is None or not self.store.typed:
+                            types = self.store._typecache()
+                        resp._parse(types, self.path)
+                    except (ClosedError, StateError):
+                        resp._parse(None, None)
             with self._lock:
                 if self._error is None:
                     if err is not None:
                         self._error = err
+                    elif resp is not None:
+                        self._result = resp._data if resp._has_data else resp.data
                     else:
-                        self._result = resp.data if resp is not None else None
+                        self._result = None
             if self.on_complete is not None:
                 try:
                     with _Delivering(self.store):
@@ -1447,17 +1532,29 @@ class Request:
             self._finish()
 
     def _finish(self) -> None:
-        if self._done.is_set():
+        done = self._done
+        if done._flag:
             return
         with self._lock:
-            self._done.set()
+            done._flag = True  # done.set(), inlined
+            event = done._event
+            if event is not None:
+                event.set()
             future = self._future
             if future is not None:  # from now on weakly (see __init__)
                 self._future_ref = weakref.ref(future)
                 self._future = None
-            aio, self._aio = self._aio, []
-        if future is not None:
-            self._settle_future(future)
+            aio = self._aio
+            if aio:
+                self._aio = ()
+        if future is not None:  # _settle_future, inlined
+            try:
+                if self._error is not None:
+                    future.set_exception(self._error)
+                else:
+                    future.set_result(self._result)
+            except concurrent.futures.InvalidStateError:  # cancelled by its owner
+                pass
         for loop, fut in aio:
             if self.store._on_loop_thread(loop):
                 self._settle_aio(fut)
@@ -1466,7 +1563,6 @@ class Request:
                     loop.call_soon_threadsafe(self._settle_aio, fut)
                 except RuntimeError:  # the loop is closed: nobody awaits any more
                     pass
-        self.store._request_done(self)
 
     def _settle_future(self, future: RequestFuture) -> None:
         try:
@@ -2319,9 +2415,6 @@ class Store:
         return Request(self, mode, path, body, etag=etag, headers=headers, all_pages=all_pages,
                        timeout=timeout, context=context, delegate=delegate, on_complete=on_complete,
                        route=route)
-
-    def _request_done(self, request: Request) -> None:
-        pass
 
     def submit(self, mode: ModeLike, path: str, body: Any = None, **options: Any) -> RequestFuture:
         """Starts a request and returns a :class:`concurrent.futures.Future` of its typed

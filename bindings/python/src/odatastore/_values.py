@@ -116,6 +116,8 @@ if _guid_ok:
     FAST[_guid] = _guid_fast
 if _dt_ok:
     FAST[_datetime] = _datetime_fast
+# the fast forms _FlatPlan.apply writes out in its loop (the same code without a call)
+_INLINED: dict[Any, int] = {_guid_fast: 1, _datetime_fast: 2}
 
 
 def _binary(v: Any) -> Any:
@@ -296,8 +298,9 @@ class _FlatPlan:
     def __init__(self, convs: tuple[tuple[str, Converter], ...], watch: tuple[str, ...]) -> None:
         self.convs = convs
         self.watch = watch
-        # (name, the converter's C form for a str value or the converter, the converter)
-        self.fast = tuple((n, FAST.get(f, f), f) for n, f in convs)
+        # (name, the converter's C form for a str value or the converter, the converter, how
+        # apply calls the C form: 0 as is, 1 and 2 _guid_fast and _datetime_fast written out)
+        self.fast = tuple((n, FAST.get(f, f), f, _INLINED.get(FAST.get(f), 0)) for n, f in convs)
 
     def apply(self, entities: Sequence[dict[str, Any]]) -> bool:
         """Converts ``entities`` in place and returns True, or returns False having changed
@@ -309,16 +312,41 @@ class _FlatPlan:
                     if isinstance(e[n], (dict, list)):
                         return False
         for e in entities:
-            for n, fast, f in self.fast:
+            for n, fast, f, inlined in self.fast:
                 v = e[n]
                 if v is None:
                     continue
-                try:
-                    e[n] = fast(v) if v.__class__ is str else f(v)
-                    continue
-                except (ValueError, TypeError, decimal.InvalidOperation):
-                    pass
-                try:  # the converter itself (the C form refused the value)
+                if v.__class__ is str:  # the C form first (the fast functions without their frame)
+                    if inlined == 1:  # _guid_fast
+                        if len(v) == 36:
+                            digits = v.replace("-", "")
+                            if len(digits) == 32:
+                                try:
+                                    number = int(digits, 16)
+                                except ValueError:
+                                    pass
+                                else:
+                                    u = _new_uuid(_UUID)
+                                    _set_slot(u, "int", number)
+                                    _set_slot(u, "is_safe", _SAFE_UNKNOWN)
+                                    e[n] = u
+                                    continue
+                    elif inlined == 2:  # _datetime_fast
+                        try:
+                            value = _FROMISO(v)
+                        except ValueError:
+                            pass
+                        else:
+                            if value.tzinfo is not None:
+                                e[n] = value
+                                continue
+                    else:
+                        try:
+                            e[n] = fast(v)
+                            continue
+                        except (ValueError, TypeError, decimal.InvalidOperation):
+                            pass
+                try:  # the converter itself (not a str, or the C form refused the value)
                     e[n] = f(v)
                 except (ValueError, TypeError, decimal.InvalidOperation):
                     pass
@@ -374,7 +402,8 @@ class TypeCache:
         """Converts, in place, the values of ``entities`` (the result of request ``path``)."""
         if not entities:
             return
-        head, params, shape = self._path_info(path)
+        info = self._paths.get(path)
+        head, params, shape = info if info is not None else self._path_info(path)
         names = tuple(entities[0])
         if len(entities) > 1:
             first = entities[0].keys()
