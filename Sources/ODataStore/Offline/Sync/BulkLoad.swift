@@ -39,6 +39,9 @@ struct BulkLoad {
 
     private var c: SQLiteConnection { file.connection }
 
+    /// The page cache (KiB) while the indexes are made (`finish`).
+    static let sortKiB = 65536
+
     /// The bulk loads in progress: each table and the defining request loading it.
     func inProgress() throws(SQLiteError) -> [(table: EntityTable, request: Int64)] {
         try Self.inProgress(c, schema: file.schema)
@@ -85,6 +88,12 @@ struct BulkLoad {
     /// Ends the bulk load of `table`: keys that are there twice keep their row with the
     /// largest row id, the key index and the secondary indexes are made, the record goes.
     func finish(_ table: EntityTable) throws(SQLiteError) {
+        // CREATE INDEX sorts the table's keys in memory up to the page cache's size and in
+        // temporary files beyond (2 MB by default: about 60,000 rows); a larger cache while
+        // the indexes are made keeps the sort in memory (the cache shrinks back after).
+        let cacheSize = try c.scalar("PRAGMA cache_size")
+        try c.execute("PRAGMA cache_size = -\(Self.sortKiB)")
+        defer { if case .integer(let n)? = cacheSize { try? c.execute("PRAGMA cache_size = \(n)") } }
         if let keyIndex = table.keyIndexSQL {
             do throws(SQLiteError) {
                 // The common case, no key twice: the index alone (a failed statement changes nothing).
