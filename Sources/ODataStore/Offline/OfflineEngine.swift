@@ -140,12 +140,7 @@ final class OfflineEngine: RequestEngine, ServiceSessionOwner {
             guard row.state != .complete, row.refresh == nil else { return false }
             return !firstDownloadDone || named.contains(row.path)
         }.map(\.id)
-        let targets = all.filter { pending.contains($0.0) }.map { Download.Target(id: $0.0, definition: $0.1, firstLoad: true) }
-        // A bulk load a killed or failed opening left (`BulkLoad`) continues when its request
-        // downloads now; any other ends before the store opens (no key twice, every index).
-        try file.connection.storeTransaction("cannot finish an interrupted bulk load") {
-            try BulkLoad(file: file).finishAll(except: Set(targets.map(\.id)))
-        }
+        let targets = all.filter { pending.contains($0.0) }.map { Download.Target(id: $0.0, definition: $0.1) }
         // The store's first download, into a file that holds nothing of the app's (no local
         // change can be queued before the store has opened once; checked all the same):
         // its commits need not wait for the disk (docs/reliability.md, "First download").

@@ -174,8 +174,6 @@ final class OfflineDatabase: Sendable {
                 }
                 let refresh = StoreRefresh(file: f)
                 let done = nextLink == nil
-                // A bulk load of the request's table ends with its last page (`BulkLoad`).
-                if done { try BulkLoad(file: f).finish(request: target.id) }
                 if done, before.refresh == .full { try refresh.evictUnseen(request: target.id) }
                 if done, isCollection {
                     for index in f.schema.secondaryIndexes where index.table === target.definition.table {
@@ -214,42 +212,16 @@ final class OfflineDatabase: Sendable {
         // speed depends on them: an interrupted download leaves them missing until
         // its last page or the next opening of the file, which makes missing ones.
         let indexes = isCollection ? f.schema.secondaryIndexes.filter { $0.table === table } : []
-        // A table being bulk loaded (`BulkLoad`) by this request goes on so; any other bulk
-        // load ends before a write that is not part of it (none is expected: a bulk load runs
-        // in the store's opening, which downloads one request after the other).
-        let bulk = BulkLoad(file: f)
-        var bulkLoading = false
-        for load in try bulk.inProgress() {
-            if load.table === table, load.request == target.id, target.firstLoad, isCollection,
-               target.definition.expand.items.isEmpty {
-                bulkLoading = true
-            } else {
-                try bulk.finish(load.table)
-            }
+        if !indexes.isEmpty, try f.connection.scalar("SELECT 1 FROM \(table.quoted) LIMIT 1") == nil {
+            for index in indexes { try f.connection.execute("DROP INDEX IF EXISTS \(SQLName.quote(index.name))") }
         }
-        if !bulkLoading, isCollection, !indexes.isEmpty || target.firstLoad {
-            let empty = try f.connection.scalar("SELECT 1 FROM \(table.quoted) LIMIT 1") == nil
-            if empty, try bulk.mayBegin(target, isCollection: isCollection, tableIsEmpty: empty) {
-                try bulk.begin(table, request: target.id)
-                bulkLoading = true
-            } else if empty {
-                for index in indexes { try f.connection.execute("DROP INDEX IF EXISTS \(SQLName.quote(index.name))") }
-            }
-        }
-        writer.bulk = bulkLoading
         let before = writer.removedIDs.count
         let written = try writer.writePage(payload, table: table, expand: target.definition.expand,
                                            isCollection: isCollection)
         // Local changes stay on top: what the service removed goes (unless changed
         // locally), what was deleted locally and not uploaded stays deleted.
         let refresh = StoreRefresh(file: f)
-        let removed = Array(writer.removedIDs[before...])
-        if bulkLoading, !removed.isEmpty {
-            // Not expected in a first download; removing by key needs one row per key.
-            try bulk.finish(table)
-            writer.bulk = false
-        }
-        try refresh.applyRemovals(removed, serviceRoot: serviceRoot)
+        try refresh.applyRemovals(Array(writer.removedIDs[before...]), serviceRoot: serviceRoot)
         try refresh.reapplyQueuedDeletes()
         return written
     }

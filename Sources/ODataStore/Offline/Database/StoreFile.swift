@@ -133,13 +133,7 @@ final class StoreFile {
             for s in SystemTables.indexes { try c.execute(s) }
             // A first download interrupted before its last page left these out (it makes them
             // after the last page: `OfflineDatabase.writePage`).
-            // Not those of a table a bulk load fills (`BulkLoad`): it makes them when it ends.
-            if !create {
-                let loading = try BulkLoad.inProgress(c, schema: schema).map(\.table)
-                for index in schema.secondaryIndexes where !loading.contains(where: { $0 === index.table }) {
-                    try c.execute(index.sql)
-                }
-            }
+            if !create { for index in schema.secondaryIndexes { try c.execute(index.sql) } }
             var ids: [String: Int64] = [:]
             for row in try c.rows("SELECT id, name FROM ods_tables") {
                 if case .integer(let id) = row[0], case .text(let name) = row[1] { ids[name] = id }

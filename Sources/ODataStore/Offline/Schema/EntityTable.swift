@@ -80,18 +80,9 @@ final class EntityTable: Sendable {
                     "\(SQLName.quote(Self.stateColumn)) INTEGER NOT NULL DEFAULT 0"]
         for c in columns { defs.append("\(c.quoted) \(c.sqlType)") }
         var out = ["CREATE TABLE IF NOT EXISTS \(quoted) (\(defs.joined(separator: ", ")))"]
-        if let keyIndexSQL { out.append(keyIndexSQL) }
+        if !keyColumns.isEmpty {
+            out.append("CREATE UNIQUE INDEX IF NOT EXISTS \(SQLName.quote(sqlName + "@key")) ON \(quoted) (\(keyColumns.map(\.quoted).joined(separator: ", ")))")
+        }
         return out
-    }
-
-    /// The name (unquoted) of the UNIQUE index on the key columns.
-    var keyIndexName: String { sqlName + "@key" }
-
-    /// The statement that makes the UNIQUE index on the key columns (nil without key
-    /// columns): part of `ddl`, and what a bulk first load runs after its last page
-    /// (`BulkLoad`), so the file is the same either way.
-    var keyIndexSQL: String? {
-        guard !keyColumns.isEmpty else { return nil }
-        return "CREATE UNIQUE INDEX IF NOT EXISTS \(SQLName.quote(keyIndexName)) ON \(quoted) (\(keyColumns.map(\.quoted).joined(separator: ", ")))"
     }
 }

@@ -14,9 +14,6 @@ final class Download: Sendable {
     struct Target: Sendable {
         let id: Int64
         let definition: DefiningRequest
-        /// A download the store's opening runs (nothing else reads or writes the file until it
-        /// ends): a first download into an empty table may bulk load it (`BulkLoad`).
-        var firstLoad = false
     }
 
     let session: ServiceSession

@@ -127,7 +127,7 @@ extension EntityWriter {
 
     /// The upsert of `rows` rows, prepared once per store file.
     private func batchStatement(_ table: EntityTable, _ present: [Int], rows: Int) throws(SQLiteError) -> SQLiteStatement {
-        let key = Shared.BatchKey(upsert: UpsertKey(table: ObjectIdentifier(table), present: present, protects: requestID != 0, bulk: bulk), rows: rows)
+        let key = Shared.BatchKey(upsert: UpsertKey(table: ObjectIdentifier(table), present: present, protects: requestID != 0), rows: rows)
         if let st = shared.batchStatements[key] { return st }
         let st = try file.connection.prepare(upsertSQL(table, present, rows: rows))
         shared.batchStatements[key] = st

@@ -32,12 +32,6 @@ final class EntityWriter {
     /// Downloads (`requestID` > 0) never overwrite a row with local changes; the store's own
     /// writes (upload answers, reverts: request 0) do.
     private var protectsLocalChanges: Bool { requestID != 0 }
-    /// The page goes into a table being bulk loaded (`BulkLoad`): rows are inserted with plain
-    /// `INSERT`s (no `ON CONFLICT`: the table has no key index meanwhile), so every row is a
-    /// new row; a key that comes twice is left twice until `BulkLoad.finish` keeps the later.
-    var bulk = false {
-        didSet { if bulk != oldValue { lastUpsert = nil } }
-    }
     /// The unescaped and made text of the page being written (`CellValue.arena` ranges):
     /// emptied when a page starts, so it holds at most one page's such values.
     var arena: [UInt8] = []
@@ -92,8 +86,6 @@ final class EntityWriter {
         let present: [Int]
         /// Downloads' upserts leave rows with local changes alone; the store's own do not.
         let protects: Bool
-        /// Plain inserts of a bulk load (`bulk`).
-        var bulk = false
     }
 
     enum Failure: Error {
@@ -749,16 +741,14 @@ final class EntityWriter {
     }
 
     private func upsertStatement(_ table: EntityTable, _ present: [Int]) throws(SQLiteError) -> SQLiteStatement {
-        let key = UpsertKey(table: ObjectIdentifier(table), present: present, protects: protectsLocalChanges, bulk: bulk)
+        let key = UpsertKey(table: ObjectIdentifier(table), present: present, protects: protectsLocalChanges)
         if let st = shared.upsertStatements[key] { return st }
         let st = try file.connection.prepare(upsertSQL(table, present))
         shared.upsertStatements[key] = st
         return st
     }
 
-    /// The upsert of `rows` rows; in a bulk load (`bulk`) the plain insert.
     func upsertSQL(_ table: EntityTable, _ present: [Int], rows: Int = 1) -> String {
-        if bulk { return insertSQL(table, present, rows: rows) }
         var names = [EntityTable.typeColumn, EntityTable.etagColumn, EntityTable.extraColumn].map(SQLName.quote)
         names += present.map { table.columns[$0].quoted }
         let keys = table.keyColumns.map(\.quoted).joined(separator: ", ")
