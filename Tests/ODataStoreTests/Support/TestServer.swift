@@ -205,8 +205,13 @@ final class TestServer: Sendable {
 
     /// Adds a fault rule on a fault proxy (see Tests/servers/README.md for the fields).
     func setFault(_ mode: String, count: Int? = nil, delayMilliseconds: Int? = nil,
-                  match: String? = nil, authorization: String? = nil, status: Int? = nil, retryAfter: String? = nil) throws {
+                  match: String? = nil, authorization: String? = nil, status: Int? = nil, retryAfter: String? = nil,
+                  headers: [(String, String)]? = nil, body responseBody: String? = nil) throws {
         var fields = ["\"mode\":\(Self.jsonString(mode))"]
+        if let headers {
+            fields.append("\"headers\":[" + headers.map { "[\(Self.jsonString($0.0)),\(Self.jsonString($0.1))]" }.joined(separator: ",") + "]")
+        }
+        if let responseBody { fields.append("\"body\":\(Self.jsonString(responseBody))") }
         if let count { fields.append("\"count\":\(count)") }
         if let status { fields.append("\"status\":\(status)") }
         if let retryAfter { fields.append("\"retry_after\":\(Self.jsonString(retryAfter))") }
