@@ -60,12 +60,20 @@
  *     thread calls ods_store_dispatch, ods_request_wait or ods_store_execute
  *     (ODS_DISPATCH_QUEUE). Callbacks of one request arrive in order: started, response
  *     (zero or one), then exactly one terminal callback.
+ *   - ODS_DISPATCH_THREAD_INLINE is ODS_DISPATCH_THREAD (one callback at a time, in order,
+ *     never two at once, on a thread that is not the app's), except that a batch of callbacks
+ *     the store's transport thread produces while the callback thread is idle runs on the
+ *     transport thread itself. An answer whose callback starts the next request then costs
+ *     one thread wake-up instead of three (transport, callback thread, transport again for
+ *     the send). For callbacks that return quickly and do not block: the store's HTTP
+ *     exchanges wait while such a batch runs. Callbacks therefore run on two threads in turn;
+ *     do not rely on thread-local state between them.
  *   - From inside a callback you may call any function except those that would wait for the
  *     store's own callbacks: ods_store_close, ods_store_dispatch, ods_request_wait (on a
  *     request of that store) and ods_store_execute on the same store return ODS_ESTATE.
  *   - A store's HTTP exchanges run on a transport thread of its own. On Linux, while the
- *     callback thread (ODS_DISPATCH_THREAD) runs callbacks of answers, and as long as those
- *     callbacks keep starting requests, that transport thread is in the SCHED_BATCH
+ *     callback thread (ODS_DISPATCH_THREAD; not _INLINE) runs callbacks of answers, and as
+ *     long as those callbacks keep starting requests, that transport thread is in the SCHED_BATCH
  *     scheduling class, so that its wake-ups do not preempt the callbacks; it is an ordinary
  *     SCHED_OTHER thread again once a batch of callbacks starts nothing. Only the library's
  *     own thread is changed, never the app's, and not when something else has set its class.
@@ -213,7 +221,10 @@ typedef enum ods_store_kind {
 /** Where callbacks are delivered. */
 typedef enum ods_dispatch_mode {
     ODS_DISPATCH_THREAD = 0, /**< On the store's own serial callback thread (default). */
-    ODS_DISPATCH_QUEUE = 1   /**< Queued; the host drains them with ods_store_dispatch. */
+    ODS_DISPATCH_QUEUE = 1,  /**< Queued; the host drains them with ods_store_dispatch. */
+    ODS_DISPATCH_THREAD_INLINE = 2 /**< As ODS_DISPATCH_THREAD, but a batch of answers that finds
+                                        the callback thread idle runs on the store's transport
+                                        thread (THREADING above): for short, non-blocking callbacks. */
 } ods_dispatch_mode;
 
 typedef enum ods_store_state {

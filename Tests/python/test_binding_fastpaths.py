@@ -91,7 +91,9 @@ def test_callback_thread_keeps_its_thread_state_until_closed(server):
         seen.append(getattr(local, "mark", None))
         seen.append(threading.get_ident())
 
-    store = odatastore.Store(server.url)
+    # Thread dispatch: every callback on the callback thread. (In inline dispatch, the default,
+    # the completions mostly run on the transport thread, which gets a new state per callback.)
+    store = odatastore.Store(server.url, dispatch="thread")
     try:
         store.request("READ", "Products(1)", on_complete=first).start().result(BOUND)
         store.request("READ", "Products(2)", on_complete=second).start().result(BOUND)

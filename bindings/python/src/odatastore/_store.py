@@ -75,7 +75,10 @@ _KINDS = {"online": 0, "offline": 1, "mixed": 2}
 _WORKING_MODES = {"mixed": 0, "online": 1, "offline": 2}
 _ROUTES = {"auto": 0, "online": 1, "offline": 2}
 _SOURCES = {1: "online", 2: "offline"}
-_DISPATCH = {"thread": 0, "queue": 1}
+# ods_dispatch_mode: "inline" is ODS_DISPATCH_THREAD_INLINE.
+_DISPATCH = {"thread": 0, "queue": 1, "inline": 2}
+# The modes whose callbacks run on the library's own threads (not the app's).
+_LIBRARY_THREADS = ("inline", "thread")
 
 ModeLike = Union[Mode, int, str]
 
@@ -484,8 +487,8 @@ def _rebuild_response(status: int, headers: list[tuple[str, str]], json_text: st
 class RequestDelegate:
     """Base class for request delegates (``ods_request_delegate``): override what you need.
 
-    Callbacks arrive one at a time per store, on the store's callback thread (dispatch
-    "thread") or on the thread that dispatches (dispatch "queue"), in order: ``started``,
+    Callbacks arrive one at a time per store, on the store's own threads (dispatch "inline"
+    or "thread") or on the thread that dispatches (dispatch "queue"), in order: ``started``,
     ``response`` (zero or more), then exactly one of ``finished`` / ``failed``. An exception
     raised here becomes the request's outcome (its future's exception, raised by ``result()``).
     """
@@ -553,7 +556,7 @@ if _pythonapi is not None:
 def _keep_thread_state(store: "Store") -> None:
     """In a callback of ``store`` (dispatch "thread"): keeps this thread's Python thread state
     for the next callbacks (see above). Once per store."""
-    if store._kept_thread == 0 and store.dispatch_mode == "thread" and _gil_ensure is not None:
+    if store._kept_thread == 0 and store.dispatch_mode in _LIBRARY_THREADS and _gil_ensure is not None:
         store._kept_thread = _get_ident()
         store._kept_state = _gil_ensure()
 
@@ -1620,10 +1623,13 @@ class Store:
             :meth:`wait_open` raises that exception (:meth:`close` does if nobody waited).
         download_page_size: offline, V4 services: entities per page asked while downloading
             (``Prefer: odata.maxpagesize``); None: 1000; -1: the service's own paging.
-        dispatch: where callbacks run: "thread" (the store's own callback thread), "queue"
-            (whoever calls :meth:`dispatch`, or an asyncio loop through :meth:`fileno`), or
-            "auto" (default): "queue" attached to the running asyncio loop when created in a
-            coroutine, else "thread".
+        dispatch: where callbacks run: "inline" (the store's own threads: its callback
+            thread, or its transport thread when an answer finds the callback thread idle, one
+            wake-up per answer instead of three; ODS_DISPATCH_THREAD_INLINE), "thread" (only
+            the store's own callback thread: for callbacks that block or run long, which would
+            hold up the store's I/O in "inline"), "queue" (whoever calls :meth:`dispatch`, or
+            an asyncio loop through :meth:`fileno`), or "auto" (default): "queue" attached to
+            the running asyncio loop when created in a coroutine, else "inline".
         odata_version: 2 or 4; None detects it from $metadata.
         username, password: HTTP Basic authentication.
         bearer_token: ``Authorization: Bearer`` authentication.
@@ -1703,9 +1709,9 @@ class Store:
                 loop = asyncio.get_running_loop()
                 dispatch = "queue"
             except RuntimeError:
-                dispatch = "thread"
+                dispatch = "inline"
         if dispatch not in _DISPATCH:
-            raise InvalidArgumentError(f"dispatch must be 'auto', 'thread' or 'queue', not {dispatch!r}",
+            raise InvalidArgumentError(f"dispatch must be 'auto', 'inline', 'thread' or 'queue', not {dispatch!r}",
                                        _errors.EINVAL)
         self.dispatch_mode = dispatch
         if username is not None and bearer_token is not None:
