@@ -67,7 +67,8 @@
  *     one thread wake-up instead of three (transport, callback thread, transport again for
  *     the send). For callbacks that return quickly and do not block: the store's HTTP
  *     exchanges wait while such a batch runs. Callbacks therefore run on two threads in turn;
- *     do not rely on thread-local state between them.
+ *     do not rely on thread-local state between them (ods_store_set_thread_end tells a binding
+ *     when the transport thread ends, to release state it attached to it).
  *   - From inside a callback you may call any function except those that would wait for the
  *     store's own callbacks: ods_store_close, ods_store_dispatch, ods_request_wait (on a
  *     request of that store) and ods_store_execute on the same store return ODS_ESTATE.
@@ -285,6 +286,9 @@ typedef void (*ods_store_state_cb)(ods_store *store, int state, const ods_error 
 
 /** Releases a context the library held for the life of a store (ods_store_set_release). */
 typedef void (*ods_release_cb)(void *context);
+
+/** A store thread other than the callback thread is about to end (ods_store_set_thread_end). */
+typedef void (*ods_thread_end_cb)(ods_store *store, void *context);
 
 /**
  * Per-request callbacks; any slot may be NULL. `context` is the request's context
@@ -507,6 +511,20 @@ ODS_EXTERN int ods_store_open(ods_store **out, const ods_store_options *options,
  * default delegate's data). Returns ODS_OK or ODS_EINVAL.
  */
 ODS_EXTERN int ods_store_set_release(ods_store *store, ods_release_cb release);
+
+/**
+ * ODS_DISPATCH_THREAD_INLINE: sets the function called with the store's context (the
+ * `context` of ods_store_open) on each thread of the store other than its callback thread
+ * that ran callbacks of the store (its transport thread), once, just before that thread ends:
+ * inside ods_store_close, before it returns, as a callback (never at the same time as one;
+ * the calls ods_store_close refuses from callbacks are refused there too). For bindings that
+ * attach state to a thread the first time it runs one of their callbacks (a Python thread
+ * state, a JVM thread) and must detach it on that same thread. NULL removes it; set it before
+ * ods_store_close. Never called for stores in other dispatch modes (their callbacks run on
+ * the callback thread, whose last callback is ODS_STORE_CLOSED, or on the app's threads).
+ * Returns ODS_OK or ODS_EINVAL (NULL store). Any thread.
+ */
+ODS_EXTERN int ods_store_set_thread_end(ods_store *store, ods_thread_end_cb thread_end);
 
 /**
  * Cancels every request in flight, delivers their terminal callbacks (on the calling thread

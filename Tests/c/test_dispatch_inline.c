@@ -4,8 +4,10 @@
  * (started, response, finished), exactly once, never two callbacks at once (an "inside"
  * counter that must never exceed 1), never on the app's thread; then close while the chains
  * keep starting requests: close returns after every started request had its one terminal
- * callback, and none comes after. (Waiting, executing and closing from inside a callback is
- * in test_wait.c, close with requests held in flight in test_concurrency.c.) */
+ * callback, and none comes after; the thread-end callback (ods_store_set_thread_end) runs
+ * once on a thread that ran callbacks, never the app's nor at the same time as a callback,
+ * before close returns, and never in thread mode. (Waiting, executing and closing from inside
+ * a callback is in test_wait.c, close with requests held in flight in test_concurrency.c.) */
 #define _POSIX_C_SOURCE 200809L
 
 #include <odatastore.h>
@@ -46,6 +48,46 @@ static pthread_t threads[MAX_THREADS];
 static int thread_count;           /* guarded by lock */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static ods_test_waiter done;
+static int thread_ends;            /* thread-end callbacks (__atomic) */
+static int thread_end_bad;         /* ... on the app's thread, a thread that ran no callback, or inside one */
+static int thread_end_context_ok;
+static int close_rc_in_thread_end;
+static int context_marker;
+
+static void on_thread_end(ods_store *s, void *context) {
+    int i, ran = 0;
+    if (__atomic_add_fetch(&inside, 1, __ATOMIC_SEQ_CST) != 1) __atomic_add_fetch(&thread_end_bad, 1, __ATOMIC_SEQ_CST);
+    if (pthread_equal(pthread_self(), app_thread)) __atomic_add_fetch(&thread_end_bad, 1, __ATOMIC_SEQ_CST);
+    pthread_mutex_lock(&lock);
+    for (i = 0; i < thread_count; i++) ran |= pthread_equal(threads[i], pthread_self());
+    pthread_mutex_unlock(&lock);
+    if (!ran) __atomic_add_fetch(&thread_end_bad, 1, __ATOMIC_SEQ_CST);
+    thread_end_context_ok = s == store && context == &context_marker;
+    close_rc_in_thread_end = ods_store_close(s); /* refused: it runs as a callback */
+    __atomic_add_fetch(&thread_ends, 1, __ATOMIC_SEQ_CST);
+    __atomic_sub_fetch(&inside, 1, __ATOMIC_SEQ_CST);
+}
+
+static void on_state(ods_store *s, int state, const ods_error *error, void *context) {
+    (void)s;
+    (void)state;
+    (void)error;
+    (void)context;
+}
+
+/* An online store on `url` in `dispatch`, open, with the thread-end callback set. */
+static ods_store *open_store(const char *url, int dispatch) {
+    ods_store_options o = ODS_STORE_OPTIONS_INIT;
+    ods_store *s = NULL;
+    int i;
+    o.service_root = url;
+    o.dispatch = dispatch;
+    ODS_CHECK_OK(ods_store_open(&s, &o, on_state, &context_marker));
+    ODS_CHECK_OK(ods_store_set_thread_end(s, on_thread_end));
+    for (i = 0; i < 6000 && ods_store_get_state(s) == ODS_STORE_OPENING; i++) ods_test_sleep_ms(10);
+    ODS_CHECK_INT_EQ(ods_store_get_state(s), ODS_STORE_OPEN);
+    return s;
+}
 
 static void enter(slot *s, char event) {
     int now = __atomic_add_fetch(&inside, 1, __ATOMIC_SEQ_CST), i, seen = 0;
@@ -158,16 +200,20 @@ static void reset(int length) {
     __atomic_store_n(&started_ok, 0, __ATOMIC_SEQ_CST);
     __atomic_store_n(&refused, 0, __ATOMIC_SEQ_CST);
     __atomic_store_n(&on_app_thread, 0, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&thread_ends, 0, __ATOMIC_SEQ_CST);
+    __atomic_store_n(&thread_end_bad, 0, __ATOMIC_SEQ_CST);
+    thread_end_context_ok = 0;
+    close_rc_in_thread_end = 0;
     thread_count = 0;
     app_thread = pthread_self();
     ods_test_waiter_init(&done);
 }
 
 /* Chains of PER_CHAIN requests each, plus SIDE requests from this thread meanwhile. */
-static void check_chains(const char *url) {
+static void check_chains(const char *url, int dispatch) {
     int i, total = CHAINS * PER_CHAIN + SIDE;
     reset(PER_CHAIN);
-    store = ods_test_open(url, ODS_DISPATCH_THREAD_INLINE);
+    store = open_store(url, dispatch);
     for (i = 0; i < CHAINS; i++) ODS_CHECK_OK(start_request(i));
     for (i = 0; i < SIDE; i++) {
         ODS_CHECK_OK(start_request(-1));
@@ -185,8 +231,23 @@ static void check_chains(const char *url) {
     ODS_CHECK_INT_EQ(__atomic_load_n(&max_inside, __ATOMIC_SEQ_CST), 1);
     ODS_CHECK_INT_EQ(__atomic_load_n(&on_app_thread, __ATOMIC_SEQ_CST), 0);
     ODS_CHECK(thread_count >= 1);
-    printf("chains: callbacks ran on %d thread(s)\n", thread_count);
+    printf("chains (dispatch %d): callbacks ran on %d thread(s)\n", dispatch, thread_count);
     ODS_CHECK_OK(ods_store_close(store));
+    /* Once per thread besides the callback thread that ran callbacks (the transport), before
+     * close returned; in thread mode never. */
+    if (dispatch == ODS_DISPATCH_THREAD) {
+        ODS_CHECK_INT_EQ(thread_count, 1);
+        ODS_CHECK_INT_EQ(__atomic_load_n(&thread_ends, __ATOMIC_SEQ_CST), 0);
+    } else {
+        ODS_CHECK(__atomic_load_n(&thread_ends, __ATOMIC_SEQ_CST) <= 1);
+        if (thread_count == 2) ODS_CHECK_INT_EQ(__atomic_load_n(&thread_ends, __ATOMIC_SEQ_CST), 1);
+        if (__atomic_load_n(&thread_ends, __ATOMIC_SEQ_CST) == 1) {
+            ODS_CHECK(thread_end_context_ok);
+            ODS_CHECK_INT_EQ(close_rc_in_thread_end, ODS_ESTATE);
+        }
+    }
+    ODS_CHECK_INT_EQ(__atomic_load_n(&thread_end_bad, __ATOMIC_SEQ_CST), 0);
+    ODS_CHECK_INT_EQ(__atomic_load_n(&max_inside, __ATOMIC_SEQ_CST), 1);
     ods_test_waiter_destroy(&done);
 }
 
@@ -194,7 +255,7 @@ static void check_chains(const char *url) {
 static void check_close_while_chaining(const char *url) {
     int i, ended, started;
     reset(0);
-    store = ods_test_open(url, ODS_DISPATCH_THREAD_INLINE);
+    store = open_store(url, ODS_DISPATCH_THREAD_INLINE);
     for (i = 0; i < CHAINS; i++) ODS_CHECK_OK(start_request(i));
     /* Let the chains go through a few hundred requests (not a timing check: any number will do). */
     (void)ods_test_waiter_wait(&done, 200, 20000);
@@ -214,8 +275,12 @@ static void check_close_while_chaining(const char *url) {
     }
     ODS_CHECK_INT_EQ(__atomic_load_n(&max_inside, __ATOMIC_SEQ_CST), 1);
     ODS_CHECK_INT_EQ(__atomic_load_n(&on_app_thread, __ATOMIC_SEQ_CST), 0);
+    ODS_CHECK(__atomic_load_n(&thread_ends, __ATOMIC_SEQ_CST) <= 1);
+    if (thread_count == 2) ODS_CHECK_INT_EQ(__atomic_load_n(&thread_ends, __ATOMIC_SEQ_CST), 1);
+    ODS_CHECK_INT_EQ(__atomic_load_n(&thread_end_bad, __ATOMIC_SEQ_CST), 0);
     ods_test_sleep_ms(300);
     ODS_CHECK_INT_EQ(__atomic_load_n(&terminal, __ATOMIC_SEQ_CST), ended); /* nothing after close */
+    ODS_CHECK(__atomic_load_n(&thread_ends, __ATOMIC_SEQ_CST) <= 1);
     printf("close while chaining: %d requests started, %d refused while closing\n", started,
            __atomic_load_n(&refused, __ATOMIC_SEQ_CST));
     ods_test_waiter_destroy(&done);
@@ -231,7 +296,9 @@ int main(void) {
     o.dispatch = ODS_DISPATCH_THREAD_INLINE + 1;
     ODS_CHECK_INT_EQ(ods_store_open(&bad, &o, NULL, NULL), ODS_EINVAL);
     ODS_CHECK(bad == NULL);
-    check_chains(ods_test_server_url(server));
+    ODS_CHECK_INT_EQ(ods_store_set_thread_end(NULL, on_thread_end), ODS_EINVAL);
+    check_chains(ods_test_server_url(server), ODS_DISPATCH_THREAD_INLINE);
+    check_chains(ods_test_server_url(server), ODS_DISPATCH_THREAD);
     check_close_while_chaining(ods_test_server_url(server));
     ODS_CHECK_INT_EQ(ods_test_server_stop(server), 0);
     printf("dispatch_inline: ok\n");

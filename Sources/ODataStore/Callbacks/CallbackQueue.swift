@@ -28,6 +28,11 @@ final class CallbackQueue: @unchecked Sendable {
     /// The buffer a producer runs an inline batch from (`.threadInline`), swapped with `items`
     /// so that batches reuse their capacity. Owned by whoever set `dispatcherActive`.
     @exclusivity(unchecked) private var spare: [Callback] = []
+    /// Producers waiting for `dispatcherActive` to clear (`producerThreadEnding`).
+    @exclusivity(unchecked) private var exclusiveWaiters = 0
+    /// `.threadInline`: run on a producer thread that ran batches of this queue, just before
+    /// that thread ends (`producerThreadEnding`).
+    @exclusivity(unchecked) private var threadEnd: Callback?
     /// Threads waiting in `cond` for callbacks (the callback thread, `dispatch` callers).
     @exclusivity(unchecked) private var waiting = 0
     /// A wake-up was sent (or deferred) since a waiter last woke: further enqueues need none.
@@ -133,14 +138,46 @@ final class CallbackQueue: @unchecked Sendable {
             spare = takeAllLocked()
         }
         cond.unlock()
+        DeferredWakeups.noteInlineRun(self)
         run(spare)
         spare.removeAll(keepingCapacity: true)  // the callbacks are released here, unlocked
+        endExclusiveRun()
+    }
+
+    /// Ends a producer's exclusive run (`burstEnded`, `producerThreadEnding`): the callback
+    /// thread is woken when callbacks wait or the queue is shutting down.
+    private func endExclusiveRun() {
         cond.lock()
         dispatcherActive = false
+        if exclusiveWaiters > 0 { cond.broadcast() }
         let wake = waiting > 0 && (head < items.count || !accepting)
         if wake { wakePending = true }
         cond.unlock()
         if wake { wakeConsumers() }
+    }
+
+    /// `.threadInline`: sets what runs on a producer thread that ran batches of this queue, just
+    /// before it ends (`ods_store_set_thread_end`); nil removes it.
+    func setThreadEndHandler(_ handler: Callback?) {
+        cond.withLock { threadEnd = handler }
+    }
+
+    /// Called (through `DeferredWakeups.threadEnding`) by a producer thread that ran batches of
+    /// this queue, just before it ends: runs the thread-end handler there, as a callback (never
+    /// at the same time as one: it waits for a batch the callback thread is running to end).
+    func producerThreadEnding() {
+        cond.lock()
+        guard mode == .threadInline, let handler = threadEnd else {
+            cond.unlock()
+            return
+        }
+        exclusiveWaiters += 1
+        while dispatcherActive { cond.wait() }
+        exclusiveWaiters -= 1
+        dispatcherActive = true
+        cond.unlock()
+        run([handler])
+        endExclusiveRun()
     }
 
     /// Waits for a wake-up; lock held. `deadline` nil waits without a time limit. Returns false
@@ -240,7 +277,10 @@ final class CallbackQueue: @unchecked Sendable {
         while true {
             cond.lock()
             // `.threadInline`: the batch this thread ran has ended; a producer may run the next.
-            if inline { dispatcherActive = false }
+            if inline && dispatcherActive {
+                dispatcherActive = false
+                if exclusiveWaiters > 0 { cond.broadcast() }
+            }
             // `dispatcherActive` (`.threadInline` only): a producer runs a batch; wait for its end
             // (also when shutting down: what it leaves is delivered after it).
             while dispatcherActive || (accepting && head == items.count) { _ = waitLocked(until: nil) }

@@ -75,6 +75,41 @@ enum DeferredWakeups {
         return true
     }
 
+    /// The queues the calling thread ran inline batches of (`noteInlineRun`), retained until
+    /// `threadEnding`; a pthread key of its own, outside `deferring`'s state.
+    private static let inlineKey: pthread_key_t = {
+        var key = pthread_key_t()
+        // The producer calls `threadEnding` before it exits; a thread that does not leaks nothing
+        // but the list (the key has no destructor: it would run after Swift's runtime state).
+        pthread_key_create(&key, nil)
+        return key
+    }()
+
+    private final class InlineQueues {
+        var queues: [CallbackQueue] = []
+    }
+
+    /// Records that the calling thread runs a batch of `queue` (`CallbackQueue.burstEnded`).
+    static func noteInlineRun(_ queue: CallbackQueue) {
+        let list: InlineQueues
+        if let raw = pthread_getspecific(inlineKey) {
+            list = Unmanaged<InlineQueues>.fromOpaque(raw).takeUnretainedValue()
+        } else {
+            list = InlineQueues()
+            pthread_setspecific(inlineKey, Unmanaged.passRetained(list).toOpaque())
+        }
+        if !list.queues.contains(where: { $0 === queue }) { list.queues.append(queue) }
+    }
+
+    /// The calling thread (a producer that may run callbacks) is about to end: each queue it ran
+    /// batches of runs its thread-end handler here (`CallbackQueue.producerThreadEnding`).
+    static func threadEnding() {
+        guard let raw = pthread_getspecific(inlineKey) else { return }
+        pthread_setspecific(inlineKey, nil)
+        let list = Unmanaged<InlineQueues>.fromOpaque(raw).takeRetainedValue()
+        for queue in list.queues { queue.producerThreadEnding() }
+    }
+
     /// The calling thread's `deferring` state; nil outside it.
     static var current: Pending? {
         guard let raw = pthread_getspecific(key) else { return nil }

@@ -307,6 +307,54 @@ struct InlineCallbackQueueTests {
         #expect(!queue.enqueue {})
     }
 
+    /// The thread-end handler runs on a producer that ran batches, once, when it calls
+    /// `DeferredWakeups.threadEnding`, as a callback, and waits for a batch the callback thread
+    /// is running; a thread that ran no batch does not run it.
+    @Test func threadEndHandlerRunsOnceOnTheProducerAfterTheRunningBatch() throws {
+        let queue = try CallbackQueue(mode: .threadInline, name: "test")
+        #expect(waitUntilIdle(queue))
+        let events = Mutex<[String]>([])
+        let handlerThreads = Mutex<[UInt]>([])
+        let handlerDelivering = Mutex(false)
+        queue.setThreadEndHandler {
+            events.withLock { $0.append("thread end") }
+            handlerThreads.withLock { $0.append(currentThreadID()) }
+            handlerDelivering.withLock { $0 = queue.isDeliveringOnCurrentThread }
+        }
+        let gate = DeliveryCounter(producers: 1)
+        let blocking = DeliveryCounter(producers: 1)
+        let producerThread = Mutex<UInt>(0)
+        let ranInline = Mutex(false)
+        let producer = try JoinableThread {
+            producerThread.withLock { $0 = currentThreadID() }
+            DeferredWakeups.deferring(runsCallbacks: true) {
+                _ = queue.enqueue { events.withLock { $0.append("inline") } }
+            }
+            ranInline.withLock { $0 = events.withLock { $0 } == ["inline"] }
+            // The callback thread now runs a callback that blocks until the gate opens.
+            _ = queue.enqueue {
+                blocking.record(producer: 0)
+                _ = gate.wait(producer: 0, count: 1, milliseconds: 20_000)
+                events.withLock { $0.append("blocking callback") }
+            }
+            _ = blocking.wait(producer: 0, count: 1, milliseconds: 10_000)
+            DeferredWakeups.threadEnding()  // waits for the blocking callback
+            DeferredWakeups.threadEnding()  // once only
+        }
+        let bystander = try JoinableThread { DeferredWakeups.threadEnding() }  // ran no batch
+        bystander.join()
+        #expect(blocking.wait(producer: 0, count: 1, milliseconds: 10_000))
+        usleep(100_000)
+        #expect(!events.withLock { $0 }.contains("thread end"))  // not while the callback runs
+        gate.record(producer: 0)
+        producer.join()
+        queue.shutdown()
+        #expect(ranInline.withLock { $0 })
+        #expect(events.withLock { $0 } == ["inline", "blocking callback", "thread end"])
+        #expect(handlerThreads.withLock { $0 } == [producerThread.withLock { $0 }])
+        #expect(handlerDelivering.withLock { $0 })
+    }
+
     /// A store dropped inside a callback the producer runs shuts its queue down there: that
     /// returns without waiting (it cannot join the callback thread, which waits for this
     /// batch), and the callback thread delivers what was queued after the batch ends.

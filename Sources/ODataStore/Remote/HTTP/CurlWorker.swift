@@ -137,6 +137,9 @@ final class CurlWorker: @unchecked Sendable {
         }
         closeEverything()
         producer?.retire()
+        // Stores in ODS_DISPATCH_THREAD_INLINE whose callbacks ran here: their thread-end
+        // handlers (ods_store_set_thread_end) run now, on this thread.
+        DeferredWakeups.threadEnding()
     }
 
     // MARK: - Driving libcurl
