@@ -60,12 +60,21 @@
  *     thread calls ods_store_dispatch, ods_request_wait or ods_store_execute
  *     (ODS_DISPATCH_QUEUE). Callbacks of one request arrive in order: started, response
  *     (zero or one), then exactly one terminal callback.
+ *   - ODS_DISPATCH_THREAD_INLINE is ODS_DISPATCH_THREAD (one callback at a time, in order,
+ *     never two at once, on a thread that is not the app's), except that a batch of callbacks
+ *     the store's transport thread produces while the callback thread is idle runs on the
+ *     transport thread itself. An answer whose callback starts the next request then costs
+ *     one thread wake-up instead of three (transport, callback thread, transport again for
+ *     the send). For callbacks that return quickly and do not block: the store's HTTP
+ *     exchanges wait while such a batch runs. Callbacks therefore run on two threads in turn;
+ *     do not rely on thread-local state between them (ods_store_set_thread_end tells a binding
+ *     when the transport thread ends, to release state it attached to it).
  *   - From inside a callback you may call any function except those that would wait for the
  *     store's own callbacks: ods_store_close, ods_store_dispatch, ods_request_wait (on a
  *     request of that store) and ods_store_execute on the same store return ODS_ESTATE.
  *   - A store's HTTP exchanges run on a transport thread of its own. On Linux, while the
- *     callback thread (ODS_DISPATCH_THREAD) runs callbacks of answers, and as long as those
- *     callbacks keep starting requests, that transport thread is in the SCHED_BATCH
+ *     callback thread (ODS_DISPATCH_THREAD; not _INLINE) runs callbacks of answers, and as
+ *     long as those callbacks keep starting requests, that transport thread is in the SCHED_BATCH
  *     scheduling class, so that its wake-ups do not preempt the callbacks; it is an ordinary
  *     SCHED_OTHER thread again once a batch of callbacks starts nothing. Only the library's
  *     own thread is changed, never the app's, and not when something else has set its class.
@@ -213,7 +222,10 @@ typedef enum ods_store_kind {
 /** Where callbacks are delivered. */
 typedef enum ods_dispatch_mode {
     ODS_DISPATCH_THREAD = 0, /**< On the store's own serial callback thread (default). */
-    ODS_DISPATCH_QUEUE = 1   /**< Queued; the host drains them with ods_store_dispatch. */
+    ODS_DISPATCH_QUEUE = 1,  /**< Queued; the host drains them with ods_store_dispatch. */
+    ODS_DISPATCH_THREAD_INLINE = 2 /**< As ODS_DISPATCH_THREAD, but a batch of answers that finds
+                                        the callback thread idle runs on the store's transport
+                                        thread (THREADING above): for short, non-blocking callbacks. */
 } ods_dispatch_mode;
 
 typedef enum ods_store_state {
@@ -274,6 +286,9 @@ typedef void (*ods_store_state_cb)(ods_store *store, int state, const ods_error 
 
 /** Releases a context the library held for the life of a store (ods_store_set_release). */
 typedef void (*ods_release_cb)(void *context);
+
+/** A store thread other than the callback thread is about to end (ods_store_set_thread_end). */
+typedef void (*ods_thread_end_cb)(ods_store *store, void *context);
 
 /**
  * Per-request callbacks; any slot may be NULL. `context` is the request's context
@@ -496,6 +511,20 @@ ODS_EXTERN int ods_store_open(ods_store **out, const ods_store_options *options,
  * default delegate's data). Returns ODS_OK or ODS_EINVAL.
  */
 ODS_EXTERN int ods_store_set_release(ods_store *store, ods_release_cb release);
+
+/**
+ * ODS_DISPATCH_THREAD_INLINE: sets the function called with the store's context (the
+ * `context` of ods_store_open) on each thread of the store other than its callback thread
+ * that ran callbacks of the store (its transport thread), once, just before that thread ends:
+ * inside ods_store_close, before it returns, as a callback (never at the same time as one;
+ * the calls ods_store_close refuses from callbacks are refused there too). For bindings that
+ * attach state to a thread the first time it runs one of their callbacks (a Python thread
+ * state, a JVM thread) and must detach it on that same thread. NULL removes it; set it before
+ * ods_store_close. Never called for stores in other dispatch modes (their callbacks run on
+ * the callback thread, whose last callback is ODS_STORE_CLOSED, or on the app's threads).
+ * Returns ODS_OK or ODS_EINVAL (NULL store). Any thread.
+ */
+ODS_EXTERN int ods_store_set_thread_end(ods_store *store, ods_thread_end_cb thread_end);
 
 /**
  * Cancels every request in flight, delivers their terminal callbacks (on the calling thread

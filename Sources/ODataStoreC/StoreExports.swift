@@ -179,6 +179,22 @@ public func ods_store_set_release(_ handle: OpaquePointer?, _ release: ods_relea
 }
 
 @c @implementation
+public func ods_store_set_thread_end(_ handle: OpaquePointer?, _ threadEnd: ods_thread_end_cb?) -> Int32 {
+    status { () throws(ODataStoreError) in
+        guard let handle, let store = Handle.store(handle) else { throw nullArgument("store") }
+        guard let threadEnd else {
+            store.setThreadEndHandler(nil)
+            return
+        }
+        let fn = CFunction(function: threadEnd)
+        // As numbers (pointers are not Sendable); the handle is valid until ods_store_close returns.
+        let context = UInt(bitPattern: (store.context as? CStoreContext)?.pointer)
+        let storeHandle = UInt(bitPattern: handle)
+        store.setThreadEndHandler { fn.function(OpaquePointer(bitPattern: storeHandle), UnsafeMutableRawPointer(bitPattern: context)) }
+    }
+}
+
+@c @implementation
 public func ods_store_options_init(_ options: UnsafeMutablePointer<ods_store_options>?, _ version: UInt32) -> Int32 {
     status { () throws(ODataStoreError) in
         guard let options else { throw nullArgument("options") }

@@ -1,6 +1,7 @@
 /* test_concurrency.c - 1,000 requests scheduled from 4 threads at once (each completes
  * exactly once, ids unique, callbacks one at a time), and close with 100 requests in flight
- * (each gets exactly one terminal callback before close returns, none after). */
+ * (each gets exactly one terminal callback before close returns, none after), in the
+ * thread modes (ODS_DISPATCH_THREAD and _INLINE) and, for close, queue mode. */
 #define _POSIX_C_SOURCE 200809L
 
 #include <odatastore.h>
@@ -64,13 +65,15 @@ static int cmp_u64(const void *a, const void *b) {
     return x < y ? -1 : x > y;
 }
 
-static void check_many_threads(const char *url) {
+static void check_many_threads(const char *url, int dispatch) {
     pthread_t threads[THREADS];
     uint64_t ids[TOTAL];
     int i;
     memset(slots, 0, sizeof slots);
     ods_test_waiter_init(&done);
-    store = ods_test_open(url, ODS_DISPATCH_THREAD);
+    inside = 0;
+    max_inside = 0;
+    store = ods_test_open(url, dispatch);
     for (i = 0; i < THREADS; i++) ODS_CHECK(pthread_create(&threads[i], NULL, scheduler, (void *)(long)i) == 0);
     for (i = 0; i < THREADS; i++) ODS_CHECK(pthread_join(threads[i], NULL) == 0);
     if (ods_test_waiter_wait(&done, TOTAL, 170000) != 0)
@@ -121,9 +124,11 @@ static void check_close_in_flight(const char *url, int dispatch) {
 int main(void) {
     ods_test_server *server = NULL;
     if (ods_test_server_start_v4(&server, NULL) != 0) ods_test_fail(__FILE__, __LINE__, "no V4 server");
-    check_many_threads(ods_test_server_url(server));
+    check_many_threads(ods_test_server_url(server), ODS_DISPATCH_THREAD);
+    check_many_threads(ods_test_server_url(server), ODS_DISPATCH_THREAD_INLINE);
     check_close_in_flight(ods_test_server_url(server), ODS_DISPATCH_THREAD);
     check_close_in_flight(ods_test_server_url(server), ODS_DISPATCH_QUEUE);
+    check_close_in_flight(ods_test_server_url(server), ODS_DISPATCH_THREAD_INLINE);
     ODS_CHECK_INT_EQ(ods_test_server_stop(server), 0);
     printf("concurrency: ok\n");
     return 0;

@@ -244,6 +244,10 @@ static void check_invalid_options(void) {
     o.kind = ODS_STORE_ONLINE;
     o.dispatch = 5;
     ODS_CHECK_INT_EQ(ods_store_open(&store, &o, NULL, NULL), ODS_EINVAL);
+    o.dispatch = ODS_DISPATCH_THREAD_INLINE + 1;
+    ODS_CHECK_INT_EQ(ods_store_open(&store, &o, NULL, NULL), ODS_EINVAL);
+    o.dispatch = -1;
+    ODS_CHECK_INT_EQ(ods_store_open(&store, &o, NULL, NULL), ODS_EINVAL);
     o.dispatch = ODS_DISPATCH_THREAD;
     o.odata_version = 3;
     ODS_CHECK_INT_EQ(ods_store_open(&store, &o, NULL, NULL), ODS_EINVAL);

@@ -1,5 +1,5 @@
 /* test_wait.c - waiting for a request without writing a condition variable: ods_request_wait
- * and ods_store_execute in both dispatch modes, their refusal from a callback of the same
+ * and ods_store_execute in every dispatch mode, their refusal from a callback of the same
  * store (it would wait for itself), a wait that times out while the request goes on, what a
  * finished request keeps (ods_request_error, ods_request_response), a wait in queue mode
  * while another thread dispatches, and ods_request_store after close. Against the real V4
@@ -195,6 +195,7 @@ int main(void) {
     check_null_arguments();
     check_mode(ODS_DISPATCH_THREAD);
     check_mode(ODS_DISPATCH_QUEUE);
+    check_mode(ODS_DISPATCH_THREAD_INLINE);
     check_wait_beside_dispatcher();
     ODS_CHECK_INT_EQ(ods_test_server_stop(proxy), 0);
     ODS_CHECK_INT_EQ(ods_test_server_stop(server), 0);

@@ -60,6 +60,50 @@ def test_delegate_callbacks_in_order_on_the_library_thread(v2_server):
         assert events == [("started", "d"), ("failed", "NotFoundError", 404), ("complete", False)]
 
 
+def test_default_dispatch_is_inline_chains_of_done_callbacks(v4_server):
+    """Outside a coroutine the store uses ODS_DISPATCH_THREAD_INLINE: done-callbacks that submit
+    the next request (8 chains) run one at a time, never on the app's thread, each future once."""
+    chains, per_chain = 8, 25
+    inside = [0]
+    overlaps = []
+    threads = set()
+    results = {c: [] for c in range(chains)}
+    finished = threading.Semaphore(0)
+    guard = threading.Lock()
+
+    with odatastore.Store(v4_server.url) as store:
+        assert store.dispatch_mode == "inline"
+
+        def chain(c, n):
+            def done(f):
+                with guard:  # the counter only: a second callback inside would see inside[0] == 1
+                    inside[0] += 1
+                    if inside[0] > 1:
+                        overlaps.append(c)
+                threads.add(threading.get_ident())
+                results[c].append(f.result()["ID"])
+                if n + 1 < per_chain:
+                    chain(c, n + 1)
+                else:
+                    finished.release()
+                with guard:
+                    inside[0] -= 1
+            store.submit("READ", f"Products({(c * per_chain + n) % 300 + 1})").add_done_callback(done)
+
+        for c in range(chains):
+            chain(c, 0)
+        for _ in range(chains):
+            assert finished.acquire(timeout=BOUND)
+        assert not overlaps
+        assert threading.get_ident() not in threads
+        for c in range(chains):
+            assert results[c] == [(c * per_chain + n) % 300 + 1 for n in range(per_chain)]
+    with odatastore.Store(v4_server.url, dispatch="thread") as store:  # the plain thread mode stays
+        assert store.dispatch_mode == "thread" and store.read("Products(1)")["ID"] == 1
+    with pytest.raises(odatastore.InvalidArgumentError, match="inline"):
+        odatastore.Store(v4_server.url, dispatch="threads")
+
+
 def test_exception_in_a_callback_is_the_outcome(v4_server):
     class Broken(odatastore.RequestDelegate):
         def response(self, request, response):
@@ -140,8 +184,8 @@ def test_asyncio_through_the_store_descriptor(v4_server):
 
 
 def test_asyncio_with_a_thread_mode_store(v2_server):
-    with odatastore.Store(v2_server.url) as store:  # created outside a coroutine: thread mode
-        assert store.dispatch_mode == "thread"
+    with odatastore.Store(v2_server.url) as store:  # created outside a coroutine: inline thread mode
+        assert store.dispatch_mode == "inline"
 
         async def main():
             return await asyncio.gather(*(store.read_async(f"Products({i})") for i in (1, 2, 3)))

@@ -91,7 +91,8 @@ def test_callback_thread_keeps_its_thread_state_until_closed(server):
         seen.append(getattr(local, "mark", None))
         seen.append(threading.get_ident())
 
-    store = odatastore.Store(server.url)
+    # Thread dispatch: every callback on the callback thread (inline dispatch: the next test).
+    store = odatastore.Store(server.url, dispatch="thread")
     try:
         store.request("READ", "Products(1)", on_complete=first).start().result(BOUND)
         store.request("READ", "Products(2)", on_complete=second).start().result(BOUND)
@@ -102,3 +103,31 @@ def test_callback_thread_keeps_its_thread_state_until_closed(server):
     assert store._kept_thread == -1  # given back by the CLOSED callback
     with odatastore.Store(server.url, dispatch="queue") as queued:  # queue mode: the caller's threads
         assert queued.read("Products(3)")["ID"] == 3 and queued._kept_thread == 0
+
+
+def test_inline_store_keeps_the_transport_threads_state_until_it_ends(server):
+    """Dispatch "inline": the callback thread and the transport thread each keep their Python
+    thread state from their first callback (a thread-local set in one callback is there in
+    the next on the same thread); the transport's is given back by the library's thread-end
+    callback inside close, the callback thread's by CLOSED."""
+    local = threading.local()
+    seen = []  # (thread, the mark that thread's locals had)
+
+    def completion(request, response, error):
+        seen.append((threading.get_ident(), getattr(local, "mark", None)))
+        local.mark = threading.get_ident()
+
+    store = odatastore.Store(server.url)
+    try:
+        assert store.dispatch_mode == "inline" and store._thread_end_set
+        for i in range(1, 21):
+            store.request("READ", f"Products({i})", on_complete=completion).start().result(BOUND)
+        first = set()
+        for ident, mark in seen:
+            assert mark == (ident if ident in first else None)
+            first.add(ident)
+        assert len(first) <= 2
+    finally:
+        store.close()
+    assert store._kept_thread == -1 and store._kept_other in (0, -1)  # nothing left kept
+    assert not store._keeping

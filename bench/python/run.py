@@ -238,6 +238,32 @@ load average 2.4 at the start and 5.3 at the end: other helpers' builds): **8.48
 **7.84x** V2, every round at 0.64-0.91 context switches per GET (the batched regime). On a
 quiet machine the idle regime decides, and there this branch changes little: the 5x target
 is still not reliably met there.
+
+Issue 13, one wake-up per answer (2026-11-25, branch inline13): the idle regime's 3 hand-offs
+per GET were the design of ODS_DISPATCH_THREAD (the transport wakes for the answer, wakes the
+callback thread, is woken again by the next send). A new mode, ODS_DISPATCH_THREAD_INLINE,
+keeps its guarantees (one callback at a time, in order, never on the app's thread) but lets
+the transport run a batch of callbacks itself when it ends a pass with the callback thread
+idle (`CallbackQueue.burstEnded`, at the point where it used to wake that thread): the
+requests those callbacks start land in its inbox while it is awake and are sent before it
+sleeps. The Python binding uses it by default (`dispatch="inline"`; "thread" remains). Its
+first version gave no CPU back: ctypes then made and destroyed a Python thread state around
+every callback on the transport thread (1.0 page fault per GET, the mmap and munmap of its
+frame stack), which cost what the two saved switches saved (`threads.sh --inflight 1`, 3
+rounds, load average 3.8-4.3: 0.21-0.25 ms per GET against 0.21-0.25 for thread dispatch, and
+0.16-0.21 with a hack that kept the state). The binding now keeps one for the transport thread
+too and gives it back there: the new `ods_store_set_thread_end` callback runs on that thread
+just before it ends, inside `ods_store_close`. Measured with the binding of cd8252c (thread
+dispatch) alternating against this one, same library, client on CPU 1: `threads.sh
+--compare-binding`, 8 in flight, 4 pairs of 3,000 GETs (load average 1.1-2.6): voluntary
+switches 2.78-2.84 -> 0.97-0.98 per GET, involuntary 0.01-0.02 -> 0.01, page faults
+unchanged (0.005), CPU 0.216-0.264 -> 0.206-0.223 ms per GET (medians 0.243 -> 0.220, -9%);
+one in flight, 3 pairs of 2,000 GETs (load average 2.5): 3.00 -> 1.00 switches per GET, CPU
+0.19-0.30 -> 0.21-0.24 ms (medians 0.265 -> 0.236, -11%). `run.sh --runs 5 --no-doc
+--compare-binding` (load average 2-3): V4 0.155 ms per GET against 0.183 (-15%), V2 0.147
+against 0.161 (-9%), 0.35-1.0 switches per GET against 1.0-2.9; python-odata 0.765 ms
+(**4.93x**), pyodata 0.713 (**4.85x**). The one remaining wake-up is the answer's; what is
+left per GET is the same work on one thread instead of two.
 """
 
 

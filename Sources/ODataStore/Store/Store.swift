@@ -442,6 +442,14 @@ public final class Store: Sendable {
         try callbacks.dispatch(timeoutMilliseconds: timeoutMilliseconds, until: done)
     }
 
+    /// `.threadInline`: `handler` runs on each thread of the store other than its callback
+    /// thread that ran its callbacks (the transport thread), once, just before that thread
+    /// ends (in `close`, before it returns), never at the same time as a callback; nil removes
+    /// it. For per-thread state attached by callbacks (`ods_store_set_thread_end`).
+    public func setThreadEndHandler(_ handler: (@Sendable () -> Void)?) {
+        callbacks.setThreadEndHandler(handler)
+    }
+
     /// True while the calling thread runs one of this store's callbacks.
     public var isInCallback: Bool { callbacks.isDeliveringOnCurrentThread }
 

@@ -48,6 +48,16 @@ final class JoinableThread: Sendable {
     /// True when called on this thread.
     var isCurrent: Bool { pthread_equal(pthread_self(), thread) != 0 }
 
+    /// Lets the thread end on its own without waiting for it (its resources are freed when
+    /// the closure returns); later `join()` calls return at once.
+    func detach() {
+        finished.withLock { done in
+            if done { return }
+            done = true
+            pthread_detach(thread)
+        }
+    }
+
     /// Waits until the thread has exited (see the type's comment for the rules).
     func join() {
         finished.withLock { done in

@@ -86,8 +86,12 @@ final class CurlWorker: @unchecked Sendable {
             releaseDueDelayed()
             startQueued()
 
-            // The callback threads are woken once, after every finished exchange is queued.
-            DeferredWakeups.deferring(producer: producer) {
+            // The callback threads are woken once, after every finished exchange is queued; a
+            // store in ODS_DISPATCH_THREAD_INLINE whose callback thread is idle has this thread
+            // run the batch instead (`CallbackQueue.burstEnded`): the requests its callbacks
+            // start land in the inbox while this thread is awake, and are sent below, before
+            // it sleeps.
+            DeferredWakeups.deferring(producer: producer, runsCallbacks: true) {
                 drive()
                 collectFinished()
             }
@@ -133,6 +137,9 @@ final class CurlWorker: @unchecked Sendable {
         }
         closeEverything()
         producer?.retire()
+        // Stores in ODS_DISPATCH_THREAD_INLINE whose callbacks ran here: their thread-end
+        // handlers (ods_store_set_thread_end) run now, on this thread.
+        DeferredWakeups.threadEnding()
     }
 
     // MARK: - Driving libcurl

@@ -233,6 +233,8 @@ STARTED_CB = ctypes.CFUNCTYPE(None, c_void_p, c_void_p)
 RESPONSE_CB = ctypes.CFUNCTYPE(None, c_void_p, c_void_p, c_void_p)
 FAILED_CB = ctypes.CFUNCTYPE(None, c_void_p, ErrorPtr, c_void_p, c_void_p)
 FINISHED_CB = ctypes.CFUNCTYPE(None, c_void_p, c_void_p)
+# ods_thread_end_cb(store, context)
+THREAD_END_CB = ctypes.CFUNCTYPE(None, c_void_p, c_void_p)
 
 
 class RequestDelegateStruct(ctypes.Structure):
@@ -257,6 +259,7 @@ _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "ods_free": (None, [c_void_p]),
     "ods_store_open": (c_int, [ctypes.POINTER(c_void_p), ctypes.POINTER(StoreOptions), STATE_CB, c_void_p]),
     "ods_store_close": (c_int, [c_void_p]),
+    "ods_store_set_thread_end": (c_int, [c_void_p, THREAD_END_CB]),
     "ods_store_get_state": (c_int, [c_void_p]),
     "ods_store_context": (c_void_p, [c_void_p]),
     "ods_store_odata_version": (c_int, [c_void_p]),

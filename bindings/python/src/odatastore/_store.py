@@ -75,7 +75,10 @@ _KINDS = {"online": 0, "offline": 1, "mixed": 2}
 _WORKING_MODES = {"mixed": 0, "online": 1, "offline": 2}
 _ROUTES = {"auto": 0, "online": 1, "offline": 2}
 _SOURCES = {1: "online", 2: "offline"}
-_DISPATCH = {"thread": 0, "queue": 1}
+# ods_dispatch_mode: "inline" is ODS_DISPATCH_THREAD_INLINE.
+_DISPATCH = {"thread": 0, "queue": 1, "inline": 2}
+# The modes whose callbacks run on the library's own threads (not the app's).
+_LIBRARY_THREADS = ("inline", "thread")
 
 ModeLike = Union[Mode, int, str]
 
@@ -484,8 +487,8 @@ def _rebuild_response(status: int, headers: list[tuple[str, str]], json_text: st
 class RequestDelegate:
     """Base class for request delegates (``ods_request_delegate``): override what you need.
 
-    Callbacks arrive one at a time per store, on the store's callback thread (dispatch
-    "thread") or on the thread that dispatches (dispatch "queue"), in order: ``started``,
+    Callbacks arrive one at a time per store, on the store's own threads (dispatch "inline"
+    or "thread") or on the thread that dispatches (dispatch "queue"), in order: ``started``,
     ``response`` (zero or more), then exactly one of ``finished`` / ``failed``. An exception
     raised here becomes the request's outcome (its future's exception, raised by ``result()``).
     """
@@ -537,7 +540,11 @@ def _enter_delivery(store: "Store") -> int:
 # A store in dispatch "thread" keeps one for its callback thread instead: its first callback
 # takes a reference of its own (PyGILState_Ensure), so ctypes's calls reuse that state, and
 # the store's last callback (the CLOSED state) gives the reference back, after which ctypes
-# releases the state as before. No pythonapi (not CPython): every callback makes one.
+# releases the state as before. In dispatch "inline" the transport thread runs callbacks too
+# (most of them): the first callback on a second thread keeps that thread's state as well,
+# and the library's thread-end callback (ods_store_set_thread_end), which runs on that thread
+# just before it ends, inside ods_store_close, gives it back. No pythonapi (not CPython):
+# every callback makes one.
 _pythonapi = getattr(ctypes, "pythonapi", None)
 _gil_ensure: Optional[Callable[[], int]] = None
 _gil_release: Optional[Callable[[int], None]] = None
@@ -551,19 +558,48 @@ if _pythonapi is not None:
 
 
 def _keep_thread_state(store: "Store") -> None:
-    """In a callback of ``store`` (dispatch "thread"): keeps this thread's Python thread state
-    for the next callbacks (see above). Once per store."""
-    if store._kept_thread == 0 and store.dispatch_mode == "thread" and _gil_ensure is not None:
-        store._kept_thread = _get_ident()
+    """In a callback of ``store`` (``store._keeping``: dispatch "thread" or "inline"): keeps
+    this thread's Python thread state for the next callbacks (see above). One thread per store
+    in dispatch "thread", two in "inline" (the callback thread and the transport thread)."""
+    if _gil_ensure is None:
+        store._keeping = False
+        return
+    ident = _get_ident()
+    if store._kept_thread == 0:
+        store._kept_thread = ident
         store._kept_state = _gil_ensure()
+        store._keeping = store._thread_end_set
+    elif store._kept_other == 0 and ident != store._kept_thread and store._thread_end_set:
+        store._kept_other = ident
+        store._kept_other_state = _gil_ensure()
+        store._keeping = False
 
 
 def _release_thread_state(store: "Store") -> None:
-    """In the store's last callback: gives back the reference :func:`_keep_thread_state` took
-    (never again for this store)."""
-    if store._kept_thread > 0 and store._kept_thread == _get_ident() and _gil_release is not None:
+    """In the store's CLOSED callback, and in its thread-end callback: gives back the reference
+    :func:`_keep_thread_state` took on this thread (never again for this store)."""
+    store._keeping = False
+    if _gil_release is None:
+        return
+    ident = _get_ident()
+    if store._kept_thread > 0 and store._kept_thread == ident:
         store._kept_thread = -1
         _gil_release(store._kept_state)
+    elif store._kept_other > 0 and store._kept_other == ident:
+        store._kept_other = -1
+        _gil_release(store._kept_other_state)
+
+
+def _on_thread_end_py(store_ptr: Optional[int], ctx: Optional[int]) -> None:
+    try:
+        store = _stores.get(ctx) if ctx else None
+        if store is not None:
+            _release_thread_state(store)
+    except BaseException as e:  # never let an exception cross into C
+        _report_unraisable(e, "odatastore thread-end callback")
+
+
+_on_thread_end = _ffi.THREAD_END_CB(_on_thread_end_py)
 
 
 def _leave_delivery(store: "Store", ident: int) -> None:
@@ -600,7 +636,7 @@ def _on_state_py(store_ptr: Optional[int], state: int, error: Any, ctx: Optional
         store = _stores.get(ctx) if ctx else None
         if store is not None:
             err = _errors.from_struct(error) if error else None
-            if state != StoreState.CLOSED:
+            if state != StoreState.CLOSED and store._keeping:
                 _keep_thread_state(store)
             try:
                 with _Delivering(store):
@@ -1413,7 +1449,7 @@ class Request:
     def _deliver(self, fn: Callable[..., None], *args: Any) -> None:
         try:
             store = self.store
-            if store._kept_thread == 0:
+            if store._keeping:
                 _keep_thread_state(store)
             ident = _enter_delivery(store)
             try:
@@ -1431,7 +1467,7 @@ class Request:
         (every request ends here)."""
         try:
             store = self.store
-            if store._kept_thread == 0:
+            if store._keeping:
                 _keep_thread_state(store)
             marks = store._delivering  # _enter_delivery / _leave_delivery
             del store  # an exception the request keeps keeps this frame: not the store with it
@@ -1620,10 +1656,13 @@ class Store:
             :meth:`wait_open` raises that exception (:meth:`close` does if nobody waited).
         download_page_size: offline, V4 services: entities per page asked while downloading
             (``Prefer: odata.maxpagesize``); None: 1000; -1: the service's own paging.
-        dispatch: where callbacks run: "thread" (the store's own callback thread), "queue"
-            (whoever calls :meth:`dispatch`, or an asyncio loop through :meth:`fileno`), or
-            "auto" (default): "queue" attached to the running asyncio loop when created in a
-            coroutine, else "thread".
+        dispatch: where callbacks run: "inline" (the store's own threads: its callback
+            thread, or its transport thread when an answer finds the callback thread idle, one
+            wake-up per answer instead of three; ODS_DISPATCH_THREAD_INLINE), "thread" (only
+            the store's own callback thread: for callbacks that block or run long, which would
+            hold up the store's I/O in "inline"), "queue" (whoever calls :meth:`dispatch`, or
+            an asyncio loop through :meth:`fileno`), or "auto" (default): "queue" attached to
+            the running asyncio loop when created in a coroutine, else "inline".
         odata_version: 2 or 4; None detects it from $metadata.
         username, password: HTTP Basic authentication.
         bearer_token: ``Authorization: Bearer`` authentication.
@@ -1661,10 +1700,15 @@ class Store:
         self._closed = True
         # thread id -> callbacks of this store that thread is delivering (_enter_delivery)
         self._delivering: dict[int, int] = {}
-        # the callback thread whose Python thread state is kept (_keep_thread_state): 0 none
-        # yet, -1 released
+        # the threads whose Python thread state is kept (_keep_thread_state): the first (the
+        # callback thread, usually) and in dispatch "inline" a second (the transport thread);
+        # 0 none yet, -1 released. _keeping: a callback may still keep one.
         self._kept_thread = 0
         self._kept_state = 0
+        self._kept_other = 0
+        self._kept_other_state = 0
+        self._thread_end_set = False
+        self._keeping = False
         self._lib = _errors.library()
         self.service_root = service_root
         self.on_state = on_state
@@ -1703,9 +1747,9 @@ class Store:
                 loop = asyncio.get_running_loop()
                 dispatch = "queue"
             except RuntimeError:
-                dispatch = "thread"
+                dispatch = "inline"
         if dispatch not in _DISPATCH:
-            raise InvalidArgumentError(f"dispatch must be 'auto', 'thread' or 'queue', not {dispatch!r}",
+            raise InvalidArgumentError(f"dispatch must be 'auto', 'inline', 'thread' or 'queue', not {dispatch!r}",
                                        _errors.EINVAL)
         self.dispatch_mode = dispatch
         if username is not None and bearer_token is not None:
@@ -1785,6 +1829,11 @@ class Store:
         self._handle = handle.value
         self._closed = False
         _open_stores.add(self)
+        if dispatch in _LIBRARY_THREADS and _gil_ensure is not None:
+            # "inline": the transport thread's kept state is given back on that thread.
+            self._thread_end_set = dispatch == "inline" and self._lib.ods_store_set_thread_end(
+                self._handle, _on_thread_end) == 0
+            self._keeping = True
         if dispatch == "queue":
             self._fd = _errors.check(self._lib, self._lib.ods_store_fd(self._handle))
             if loop is not None:
