@@ -68,23 +68,26 @@ static void on_thread_end(ods_store *s, void *context) {
     __atomic_sub_fetch(&inside, 1, __ATOMIC_SEQ_CST);
 }
 
+/* Signalled once per store when it reports OPEN (open_store waits on it). */
+static ods_test_waiter opened;
+
 static void on_state(ods_store *s, int state, const ods_error *error, void *context) {
     (void)s;
-    (void)state;
     (void)error;
     (void)context;
+    if (state == ODS_STORE_OPEN) ods_test_waiter_signal(&opened, "open");
 }
 
 /* An online store on `url` in `dispatch`, open, with the thread-end callback set. */
 static ods_store *open_store(const char *url, int dispatch) {
     ods_store_options o = ODS_STORE_OPTIONS_INIT;
     ods_store *s = NULL;
-    int i;
+    int before = ods_test_waiter_count(&opened);
     o.service_root = url;
     o.dispatch = dispatch;
     ODS_CHECK_OK(ods_store_open(&s, &o, on_state, &context_marker));
     ODS_CHECK_OK(ods_store_set_thread_end(s, on_thread_end));
-    for (i = 0; i < 6000 && ods_store_get_state(s) == ODS_STORE_OPENING; i++) ods_test_sleep_ms(10);
+    if (ods_test_waiter_wait(&opened, before + 1, 60000) != 0) ods_test_fail(__FILE__, __LINE__, "the store did not open");
     ODS_CHECK_INT_EQ(ods_store_get_state(s), ODS_STORE_OPEN);
     return s;
 }
@@ -278,8 +281,8 @@ static void check_close_while_chaining(const char *url) {
     ODS_CHECK(__atomic_load_n(&thread_ends, __ATOMIC_SEQ_CST) <= 1);
     if (thread_count == 2) ODS_CHECK_INT_EQ(__atomic_load_n(&thread_ends, __ATOMIC_SEQ_CST), 1);
     ODS_CHECK_INT_EQ(__atomic_load_n(&thread_end_bad, __ATOMIC_SEQ_CST), 0);
-    ods_test_sleep_ms(300);
-    ODS_CHECK_INT_EQ(__atomic_load_n(&terminal, __ATOMIC_SEQ_CST), ended); /* nothing after close */
+    /* close joined the store's threads: no callback can come after it. */
+    ODS_CHECK_INT_EQ(__atomic_load_n(&terminal, __ATOMIC_SEQ_CST), ended);
     ODS_CHECK(__atomic_load_n(&thread_ends, __ATOMIC_SEQ_CST) <= 1);
     printf("close while chaining: %d requests started, %d refused while closing\n", started,
            __atomic_load_n(&refused, __ATOMIC_SEQ_CST));
@@ -290,6 +293,7 @@ int main(void) {
     ods_test_server *server = NULL;
     ods_store_options o = ODS_STORE_OPTIONS_INIT;
     ods_store *bad = NULL;
+    ods_test_waiter_init(&opened);
     if (ods_test_server_start_v4(&server, NULL) != 0) ods_test_fail(__FILE__, __LINE__, "no V4 server");
     /* The value after the last mode is refused. */
     o.service_root = ods_test_server_url(server);
