@@ -5,7 +5,7 @@
 # Fails when a test fails or the sanitizer reports anything.
 #
 #   bash scripts/sanitize.sh [thread|address|undefined] [test_name ...]
-#       thread (default): requests dispatch_queue dispatch_inline faults concurrency wait upload mixed logon log observers
+#       thread (default): requests dispatch_queue dispatch_inline inline_hostile faults concurrency wait upload mixed logon log observers
 #       address:          every C test that talks to a server, then pytest Tests/python with
 #                         the ASan runtime preloaded (leak checks off for the interpreter)
 #       undefined:        every C test that talks to a server (UBSan on the C side; the library is
@@ -30,11 +30,11 @@ case $kind in
     *) kind=thread ;;  # old form: test names only
 esac
 tests=("$@")
-all_c=(requests dispatch_queue dispatch_inline faults concurrency wait hardening retries values paths conventions entities
+all_c=(requests dispatch_queue dispatch_inline inline_hostile faults concurrency wait hardening retries values paths conventions entities
        errors online_v4 online_v2 store url_check upload download mixed logon log observers)
 if [ ${#tests[@]} -eq 0 ]; then
     case $kind in
-        thread) tests=(requests dispatch_queue dispatch_inline faults concurrency wait upload mixed logon log observers) ;;
+        thread) tests=(requests dispatch_queue dispatch_inline inline_hostile faults concurrency wait upload mixed logon log observers) ;;
         *) tests=("${all_c[@]}") ;;
     esac
 fi

@@ -8,6 +8,8 @@
  *   - a refused logon (answered inside the callback): the open and the held requests fail
  *     with ODS_EUNAUTHORIZED;
  *   - the bound on held requests ("too many held requests", ODS_ELIMIT);
+ *   - the race, the expiry and the refusal again in ODS_DISPATCH_THREAD_INLINE (the logon
+ *     callback and the refusal inside it on the transport thread);
  *   - hostile callers: NULL and malformed replies, replying twice, to an unknown prompt, to
  *     a store without logon, after close; bad logon options; a version 2 options struct. */
 #define _POSIX_C_SOURCE 200809L
@@ -225,7 +227,7 @@ static void *schedule_some(void *arg) {
 }
 
 /* Issue 12's race: 200 requests from 4 threads while the store opens and needs a logon. */
-static void check_race_while_opening(void) {
+static void check_race_while_opening(int dispatch) {
     logon_app app;
     pthread_t threads[RACE_THREADS];
     race_thread args[RACE_THREADS];
@@ -235,9 +237,10 @@ static void check_race_while_opening(void) {
     app_init(&app, REPLY_BASIC_LATER);
     ods_test_waiter_init(&completed);
     ods_test_waiter_init(&scheduled);
+    memset(race_slots, 0, sizeof race_slots); /* run once per dispatch mode */
     app.gate = &scheduled; /* the logon is answered only when all 200 are held */
     app.gate_count = RACE_THREADS * RACE_PER_THREAD;
-    store = open_opening(&app, ODS_DISPATCH_THREAD, 0);
+    store = open_opening(&app, dispatch, 0);
     for (i = 0; i < RACE_THREADS; i++) {
         args[i].store = store;
         args[i].first = i * RACE_PER_THREAD;
@@ -268,7 +271,7 @@ static void basic_auth(ods_store_options *o) {
 }
 
 /* The session expires in the middle of a burst: one prompt, every request answered. */
-static void check_expiry_in_a_burst(void) {
+static void check_expiry_in_a_burst(int dispatch) {
     logon_app app;
     ods_store *store;
     long faults_before;
@@ -276,7 +279,7 @@ static void check_expiry_in_a_burst(void) {
     require_auth("Basic dXNlcjpwYXNzd29yZA==");
     app_init(&app, REPLY_BEARER_LATER);
     configured_app = &app;
-    store = ods_test_open_with(ods_test_server_url(proxy), ODS_DISPATCH_QUEUE, basic_auth);
+    store = ods_test_open_with(ods_test_server_url(proxy), dispatch, basic_auth);
     ods_test_waiter_init(&completed);
     memset(burst_slots, 0, sizeof burst_slots);
     for (i = 0; i < BURST; i++) {
@@ -297,8 +300,9 @@ static void check_expiry_in_a_burst(void) {
     /* The new credentials stay: a write after the expiry goes through with them. */
     {
         ods_test_result r;
-        ods_test_expect_ok(&r, store, ODS_CREATE, "Customers",
-                           "{\"CustomerID\":\"LOGONC\",\"CompanyName\":\"Logon\",\"City\":\"Kiel\"}", 201);
+        char body[128];
+        snprintf(body, sizeof body, "{\"CustomerID\":\"LOGON%d\",\"CompanyName\":\"Logon\",\"City\":\"Kiel\"}", dispatch);
+        ods_test_expect_ok(&r, store, ODS_CREATE, "Customers", body, 201);
         ods_test_result_free(&r);
     }
     ODS_CHECK_INT_EQ(app.prompts, 1);
@@ -308,7 +312,7 @@ static void check_expiry_in_a_burst(void) {
 }
 
 /* A refused logon (answered inside the callback) fails the open and every held request. */
-static void check_refused_logon(void) {
+static void check_refused_logon(int dispatch) {
     logon_app app;
     ods_store *store;
     slot slots[5];
@@ -316,7 +320,7 @@ static void check_refused_logon(void) {
     require_auth("Basic dXNlcjpwYXNzd29yZA==");
     app_init(&app, REPLY_REFUSE_NOW);
     ods_test_waiter_init(&completed);
-    store = open_opening(&app, ODS_DISPATCH_QUEUE, 0);
+    store = open_opening(&app, dispatch, 0);
     for (i = 0; i < 5; i++) {
         char path[64];
         memset(&slots[i], 0, sizeof slots[i]);
@@ -592,12 +596,15 @@ int main(void) {
     check_version2_options();
     check_hostile_callers();
     check_held_limit();
-    check_refused_logon();
+    check_refused_logon(ODS_DISPATCH_QUEUE);
+    check_refused_logon(ODS_DISPATCH_THREAD_INLINE); /* refused inside the callback, on the transport */
     check_refused_in_a_burst();
     check_cancelled_while_held();
     check_reply_racing_close();
-    check_race_while_opening();
-    check_expiry_in_a_burst();
+    check_race_while_opening(ODS_DISPATCH_THREAD);
+    check_race_while_opening(ODS_DISPATCH_THREAD_INLINE);
+    check_expiry_in_a_burst(ODS_DISPATCH_QUEUE);
+    check_expiry_in_a_burst(ODS_DISPATCH_THREAD_INLINE);
     ODS_CHECK_INT_EQ(ods_test_server_stop(proxy), 0);
     ODS_CHECK_INT_EQ(ods_test_server_stop(server), 0);
     printf("test_logon: ok\n");

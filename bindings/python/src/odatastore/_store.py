@@ -557,6 +557,14 @@ if _pythonapi is not None:
     _gil_release.argtypes = [ctypes.c_int]  # type: ignore[union-attr]
 
 
+# store key -> {thread id: what PyGILState_Ensure returned} for the thread states kept for
+# that store (strong, by key): the CLOSED and thread-end callbacks give them back even when the
+# store object is gone from _stores. A store the cycle collector finalizes has its weak entry
+# cleared before its __del__ closes it, so those callbacks cannot find it; looked up through
+# the store, its two kept states (callback thread, transport thread) leaked.
+_kept_states: dict[int, dict[int, int]] = {}
+
+
 def _keep_thread_state(store: "Store") -> None:
     """In a callback of ``store`` (``store._keeping``: dispatch "thread" or "inline"): keeps
     this thread's Python thread state for the next callbacks (see above). One thread per store
@@ -568,26 +576,37 @@ def _keep_thread_state(store: "Store") -> None:
     if store._kept_thread == 0:
         store._kept_thread = ident
         store._kept_state = _gil_ensure()
+        _kept_states.setdefault(store._key, {})[ident] = store._kept_state
         store._keeping = store._thread_end_set
     elif store._kept_other == 0 and ident != store._kept_thread and store._thread_end_set:
         store._kept_other = ident
         store._kept_other_state = _gil_ensure()
+        _kept_states.setdefault(store._key, {})[ident] = store._kept_other_state
         store._keeping = False
+
+
+def _release_kept(key: int) -> None:
+    """Gives back the thread state kept for the store of ``key`` on this thread, if any."""
+    states = _kept_states.get(key)
+    if states is None:
+        return
+    state = states.pop(_get_ident(), None)
+    if not states:
+        _kept_states.pop(key, None)
+    if state is not None and _gil_release is not None:
+        _gil_release(state)
 
 
 def _release_thread_state(store: "Store") -> None:
     """In the store's CLOSED callback, and in its thread-end callback: gives back the reference
     :func:`_keep_thread_state` took on this thread (never again for this store)."""
     store._keeping = False
-    if _gil_release is None:
-        return
     ident = _get_ident()
     if store._kept_thread > 0 and store._kept_thread == ident:
         store._kept_thread = -1
-        _gil_release(store._kept_state)
     elif store._kept_other > 0 and store._kept_other == ident:
         store._kept_other = -1
-        _gil_release(store._kept_other_state)
+    _release_kept(store._key)
 
 
 def _on_thread_end_py(store_ptr: Optional[int], ctx: Optional[int]) -> None:
@@ -595,6 +614,8 @@ def _on_thread_end_py(store_ptr: Optional[int], ctx: Optional[int]) -> None:
         store = _stores.get(ctx) if ctx else None
         if store is not None:
             _release_thread_state(store)
+        elif ctx:  # the store is being collected (see _kept_states)
+            _release_kept(ctx)
     except BaseException as e:  # never let an exception cross into C
         _report_unraisable(e, "odatastore thread-end callback")
 
@@ -634,6 +655,8 @@ def _request_of(ctx: Optional[int]) -> Optional["Request"]:
 def _on_state_py(store_ptr: Optional[int], state: int, error: Any, ctx: Optional[int]) -> None:
     try:
         store = _stores.get(ctx) if ctx else None
+        if store is None and ctx and state == StoreState.CLOSED:
+            _release_kept(ctx)  # the store is being collected (see _kept_states)
         if store is not None:
             err = _errors.from_struct(error) if error else None
             if state != StoreState.CLOSED and store._keeping:
