@@ -35,11 +35,25 @@ enum CellValue {
 enum JSONNumber {
     /// An integer (optionally negative) with no fraction or exponent; nil otherwise or on overflow.
     static func int64(_ b: UnsafeBufferPointer<UInt8>) -> Int64? {
-        guard !b.isEmpty else { return nil }
+        guard let p = b.baseAddress, !b.isEmpty else { return nil }
         var i = 0
         var negative = false
-        if b[0] == UInt8(ascii: "-") { negative = true; i = 1 }
-        guard i < b.count else { return nil }
+        if p[0] == UInt8(ascii: "-") { negative = true; i = 1 }
+        let n = b.count
+        guard i < n else { return nil }
+        // Eighteen digits or fewer cannot pass Int64's range (10^18 - 1 < 2^63 - 1): read
+        // without the checked multiply and add per digit (four or more integer columns in
+        // every entity of a download; about 80 instructions per value before).
+        if n &- i <= 18 {
+            var v: Int64 = 0
+            while i < n {
+                let d = p[i] &- 48
+                guard d < 10 else { return nil }
+                v = v &* 10 &+ Int64(d)
+                i &+= 1
+            }
+            return negative ? 0 &- v : v
+        }
         var v: Int64 = 0
         while i < b.count {
             let d = b[i] &- 48

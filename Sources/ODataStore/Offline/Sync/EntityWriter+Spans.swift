@@ -104,7 +104,15 @@ extension EntityWriter {
         var d = draft(for: table)
         defer { giveBack(&d) }
         let id = ObjectIdentifier(table)
-        var cache = spanKeys[id] ?? []
+        var cache: [SpanKey]
+        let memoHit: Bool
+        if let last = lastSpanKeys, last.table == id {
+            cache = last.keys
+            memoHit = true
+        } else {
+            cache = spanKeys[id] ?? []
+            memoHit = false
+        }
         var cacheChanged = false
         let kinds = columnKinds(table)
         var position = 0
@@ -117,7 +125,7 @@ extension EntityWriter {
             // The common case first: a property at the position it had in the last entity.
             if position < cache.count, !m.keyEscaped {
                 let c = cache[position]
-                if c.index >= 0, c.end - c.start == ke - ks, memcmp(base + c.start, base + ks, ke - ks) == 0 {
+                if c.index >= 0, c.end - c.start == ke - ks, ShortBytes.equal(base + c.start, base + ks, count: ke - ks) {
                     position += 1
                     let kind = kinds[c.index]
                     if kind != .presence {
@@ -162,7 +170,7 @@ extension EntityWriter {
             // A property or an expanded navigation: find its column (cached by position).
             var index = -1
             if position < cache.count, !key.escaped, cache[position].end - cache[position].start == keyBytes.count,
-               memcmp(base + cache[position].start, base + ks, ke - ks) == 0 {
+               ShortBytes.equal(base + cache[position].start, base + ks, count: ke - ks) {
                 index = cache[position].index
             } else {
                 cacheChanged = true
@@ -200,6 +208,7 @@ extension EntityWriter {
             }
         }
         if cacheChanged { spanKeys[id] = cache }
+        if cacheChanged || !memoHit { lastSpanKeys = (id, cache) }
         return try write(table, &d, page: page, at: Int(sp.spans.objects[o].end), top: top)
     }
 

@@ -200,6 +200,7 @@ final class EntityWriter {
     private func page(_ sp: SpanPage, root: Int, table: EntityTable, expand: ExpandPlan,
                       isCollection: Bool) throws(Failure) -> Int {
         spanKeys.removeAll(keepingCapacity: true)
+        lastSpanKeys = nil
         do throws(JSONError) {
             if !isCollection {
                 lastRowID = try entity(object: root, sp, table: table, expand: expand)
@@ -399,6 +400,10 @@ final class EntityWriter {
     /// member of the last entity written was in the current page and its column. Plain
     /// offsets into the page (no arrays to retain per member): valid for one page only.
     var spanKeys: [ObjectIdentifier: [SpanKey]] = [:]
+    /// The entry of `spanKeys` read or written last, kept in step with it: nearly every entity
+    /// of a page is of the page's table, so this one comparison replaces hashing the table's
+    /// identifier per entity (about 100 instructions per V4 entity).
+    var lastSpanKeys: (table: ObjectIdentifier, keys: [SpanKey])?
     /// Cell arrays to reuse, one per level of expansion being written (no allocation per entity).
     var cellPool: [[CellValue?]] = []
 
