@@ -437,8 +437,11 @@ static int service_start(service *s, char *const *command) {
     out = fdopen(out_pipe[0], "r");
     while (out && fgets(line, sizeof line, out)) {
         if (strncmp(line, "READY ", 6) == 0) {
+            size_t n;
             line[strcspn(line, "\r\n")] = '\0';
-            snprintf(s->url, sizeof s->url, "%s", line + 6);
+            n = strlen(line + 6);
+            if (n < sizeof s->url) memcpy(s->url, line + 6, n + 1);  /* a longer root: no url, so a failed start */
+            else fprintf(stderr, "%s announced a service root longer than %zu bytes\n", command[0], sizeof s->url - 1);
             break;
         }
     }
