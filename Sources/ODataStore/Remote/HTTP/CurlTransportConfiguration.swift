@@ -118,6 +118,8 @@ public struct CurlTransportConfiguration: Sendable, Equatable {
         where text.utf8.contains(0) {
             return "\(name) contains a NUL byte"
         }
+        // Sent as a header line of its own (CurlWorker.standardHeaders): no line breaks.
+        if !HTTPSyntax.isFieldValue(userAgent) { return "userAgent contains CR or LF" }
         return nil
     }
 }
