@@ -561,6 +561,25 @@ struct CurlTransportTests {
         #expect(inflated.response?.body == Array(repeating: UInt8(ascii: " "), count: 4096), "\(inflated)")
     }
 
+    /// Through a forward proxy the User-Agent is also set for libcurl's own proxy requests
+    /// (CONNECT); the request itself must still carry exactly one. The fault proxy stands in
+    /// for the forward proxy: it records the request as libcurl sent it (absolute-form target,
+    /// which it passes on as is: the upstream answers 404, which does not matter here).
+    @Test func throughAForwardProxyTheUserAgentGoesOutOnce() async throws {
+        let (server, proxy) = try Self.proxied(.v4)
+        defer { proxy.stop(); server.stop() }
+        let transport = try CurlTransport(configuration: CurlTransportConfiguration(userAgent: "ua-test/2", proxy: proxy.origin))
+        defer { transport.shutdown() }
+        let answer = await get(transport, server.serviceRoot + "Categories(1)", headers: json)
+        #expect(answer.response != nil, "\(answer)")
+        let state = try JSONValue.parse(proxy.faultState())
+        #expect(state["log"]?[0]?.stringValue == "GET " + server.serviceRoot + "Categories(1)")
+        let heads = try #require(state["headers"]?.arrayValue)
+        try #require(heads.count == 1)
+        let agents = (heads[0].arrayValue ?? []).filter { $0[0]?.stringValue?.lowercased() == "user-agent" }
+        #expect(agents.compactMap { $0[1]?.stringValue } == ["ua-test/2"])
+    }
+
     @Test func aUserAgentWithALineBreakIsRefused() {
         #expect(CurlTransportConfiguration(userAgent: "a\r\nX-Injected: 1").validationProblem() != nil)
         #expect(CurlTransportConfiguration(userAgent: "a\nb").validationProblem() != nil)

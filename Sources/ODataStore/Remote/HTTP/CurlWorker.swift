@@ -379,6 +379,12 @@ final class CurlWorker: @unchecked Sendable {
         if let ca = configuration.caBundlePath { options.string(CURLOPT_CAINFO, ca, "CAINFO") }
         // "" disables proxies, including the ones named by environment variables.
         options.string(CURLOPT_PROXY, configuration.proxy ?? "", "PROXY")
+        if let proxy = configuration.proxy, !proxy.isEmpty {
+            // The request's User-Agent is a header-list line (`standardHeaders`), which libcurl
+            // does not send to a proxy (CURLHEADER_SEPARATE); this gives a CONNECT its own, as
+            // before. (libcurl then also formats it per exchange: only with a proxy.)
+            options.string(CURLOPT_USERAGENT, configuration.userAgent, "USERAGENT")
+        }
         let version: Int
         switch configuration.httpVersion {
         case .http1_0: version = Int(CURL_HTTP_VERSION_1_0)
