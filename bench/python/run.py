@@ -285,7 +285,8 @@ are now the first lines of the request's header list (`CurlWorker.standardHeader
 that sets either header replaces ours; decoding stays on, CURLOPT_ACCEPT_ENCODING "" is still
 set and the line names the encodings libcurl was built with, as it would): the same bytes,
 formatted once; only a Cookie header, which libcurl puts before the list, now comes before
-them. Plain GETs also go without the `Expect:` / `Content-Type:` blockers (libcurl adds those
+them (with a proxy configured CURLOPT_USERAGENT is set as well, for libcurl's CONNECT, which
+does not get the list). Plain GETs also go without the `Expect:` / `Content-Type:` blockers (libcurl adds those
 headers only to requests with a body; each list line is compared by libcurl on every
 exchange), and a request no longer makes a `ConditionLock` (mutex and condition, 3
 allocations) for the rare thread that waits on it: `Request.wait` sleeps on its store's
