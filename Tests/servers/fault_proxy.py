@@ -49,6 +49,8 @@ MODES = ("reset", "close", "http500", "http503", "slow", "auth", "garbage", "tru
          "csrf", "respond", "gzipbomb", "endless", "hang", "reset_after")
 #: How many request lines GET /__fault returns (the most recent ones).
 LOG_SIZE = 5000
+#: How many requests' header fields GET /__fault returns (the most recent ones).
+HEAD_LOG_SIZE = 50
 MODIFYING = ("POST", "PUT", "PATCH", "MERGE", "DELETE")
 HOP_BY_HOP = {
     "connection", "keep-alive", "proxy-authenticate", "proxy-authorization", "te", "trailer",
@@ -123,6 +125,10 @@ class FaultState:
         # "METHOD target" of every request that reached the proxy (control requests aside),
         # so a test can see what a client sent (how many $batch requests, in which order).
         self.log: list[str] = []
+        # The header fields of the most recent requests (HEAD_LOG_SIZE), in the order received,
+        # each request's as [name, value] pairs as sent (duplicates kept): what a client put
+        # on the wire besides the request line.
+        self.heads: list[list[list[str]]] = []
 
     def csrf_active(self) -> bool:
         with self.lock:
@@ -166,7 +172,7 @@ class FaultState:
         with self.lock:
             return {"rules": [r.as_dict() for r in self.rules], "connections": self.connections,
                     "requests": self.requests, "forwarded": self.forwarded,
-                    "faults": self.faults, "log": self.log[-LOG_SIZE:]}
+                    "faults": self.faults, "log": self.log[-LOG_SIZE:], "headers": list(self.heads)}
 
 
 class ProxyServer(ThreadingHTTPServer):
@@ -252,6 +258,8 @@ class ProxyHandler(BaseHTTPRequestHandler):
             return
         with self.server.state.lock:
             self.server.state.log.append(f"{self.command} {self.path}")
+            self.server.state.heads.append([[name, value] for name, value in self.headers.items()])
+            del self.server.state.heads[:-HEAD_LOG_SIZE]
         if self.server.state.csrf_active() and self._handle_csrf(body):
             return
         rule = self.server.state.take(self.path, self.headers.get("Authorization"))

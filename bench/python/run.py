@@ -66,6 +66,7 @@ GETs, C callbacks) is about 176,000; python-odata about 4,010,000 and pyodata ab
 | 13d146b (issue 13, after the socket interface; remeasured) | 339,000 | - |
 | 477cbac..a7bf7df | 316,000 | the completion delivered in one Python frame (`Request._complete`: the delivery marks, the response copy, its typing, the settling of the future written out), the request's rarely set attributes as class defaults, `_Settled` without a lock, the C `RLock` without `threading.RLock`'s frame, a submit from a callback without `_Use`, a future's done-callbacks called by its `set_result`, the typing plan's UUID and datetime forms written out in its loop: 92 -> 57 Python calls per GET (cProfile on the callback thread), libpython 119,800 -> 102,700 Ir per GET; V2 331,000 -> 307,800 |
 | review of that branch | 320,000 | the completion calls `Response._copy` again instead of a written-out copy of it (one piece of code for the job: +3,400 Ir, one Python call per GET) |
+| 83816e1 + ea21705 (the library; binding unchanged) | 311,000 | libcurl gets User-Agent and Accept-Encoding as lines of the request's header list (it formatted each into a string of its own, one character at a time, and then again into the request); no `Expect:` / `Content-Type:` blockers on plain GETs; no `ConditionLock` per request (`Request.wait` sleeps on its store's condition). V2 309,000 -> 302,000; `ods_get` 180,300 -> 169,000 (V2 176,300 -> 167,000) |
 
 So the binding's own part went from about 263,000 to about 160,000 Ir per GET (-39%; the
 whole client -23%). CPU time, the binding of 17a8eaa and this one alternating against one V4
@@ -272,6 +273,52 @@ instructions over the binding (about 320,000 per GET) and the peers (about 4,000
 roughly 0.1 ms per GET that does not scale with instructions (the wake-up from an idle CPU,
 the kernel's loopback TCP, cache misses after the sleep); `strace -c` counts about 6 system
 calls per GET (3.5 poll, 1.4 recvfrom, 1 sendto), so there is little left to remove there.
+
+Issue 13, the library's instructions (2026-11-25, branch get13; the binding unchanged).
+What a V4 GET puts on the wire (a capturing proxy in front of the test server): 249 bytes,
+`Host`, `User-Agent: libodatastore/0.2.0`, `Accept-Encoding: deflate, gzip, br, zstd`,
+`OData-Version`, `OData-MaxVersion` and `Accept`: nothing duplicated or empty, nothing to
+drop, the User-Agent already short. What cost was how libcurl 7.88 builds them: it formats
+CURLOPT_USERAGENT's and CURLOPT_ACCEPT_ENCODING's header lines with `aprintf` into strings of
+their own on every exchange, one character at a time, and then again into the request. They
+are now the first lines of the request's header list (`CurlWorker.standardHeaders`; a request
+that sets either header replaces ours; decoding stays on, CURLOPT_ACCEPT_ENCODING "" is still
+set and the line names the encodings libcurl was built with, as it would): the same bytes,
+formatted once; only a Cookie header, which libcurl puts before the list, now comes before
+them (with a proxy configured CURLOPT_USERAGENT is set as well, for libcurl's CONNECT, which
+does not get the list). Plain GETs also go without the `Expect:` / `Content-Type:` blockers (libcurl adds those
+headers only to requests with a body; each list line is compared by libcurl on every
+exchange), and a request no longer makes a `ConditionLock` (mutex and condition, 3
+allocations) for the rare thread that waits on it: `Request.wait` sleeps on its store's
+condition, broadcast only while someone waits. Instructions per GET
+(`instructions.sh`, 1,000 GETs; run-to-run spread about 1,000): V4 318,400 -> 310,600 and
+311,600 (-2.3%), V2 309,000 and 311,200 -> 301,700 and 302,800 (-2.4%); the library alone
+(`ods_get`, callgrind as `bench/get/run.sh --instructions`): V4 180,300 -> 169,000 (-6.3%), V2
+176,300 -> 167,000 (-5.3%). CPU, `run.sh --runs 5 --no-doc --compare-lib <the library before>`
+(07:56 UTC, load average 4.9 at the start and 4.3 at the end: another helper's work): V4 0.152
+ms per GET against 0.144 for the library before (per-round ratios 0.89-1.07), V2 0.128
+against 0.161 (0.61-0.87); python-odata 0.747 ms (4.93x; 5.21x against the library before in
+the same rounds), pyodata 0.668 ms (5.24x; 4.15x): the 2.4% fewer instructions do not show
+at that load, where the rounds of one client spread by 10-25%.
+
+Tried and not kept: `Locked` and `ConditionLock` with their pthread objects tail-allocated
+in a `ManagedBuffer` (one allocation instead of two; `UnsafeMutablePointer.allocate` of a
+mutex goes through `posix_memalign`, Swift's default-alignment path): 318,400 -> 318,300 Ir
+per GET, nothing; the generic `ManagedBuffer` deinit (its header destroyed through value
+witnesses, about 1,600 Ir), the metadata lookup of the generic class and the unspecialized
+`withLock` the C module calls cost what the allocations had. Looked at, nothing to take: the
+system calls. `strace -f -c` of 2,000 V4 GETs: 6.4 per GET (poll 3.8, recvfrom 1.55, sendto
+1.0); with one in flight the sequence per GET is recvfrom, poll(fd, 0), sendto, poll(fd, 0),
+then the transport's own poll. The two zero-timeout polls are libcurl's: the liveness check of
+a reused connection before it is handed to the next transfer, and a look at the socket right
+after sending (the transfer was run by libcurl's timer, not by a socket event); no libcurl
+7.88 option we found skips either. What is left, in instructions per V4 GET: libpython about
+105,000 (57 Python calls, 4 ctypes calls at about 2,600 each, one ctypes callback), libcurl
+about 67,000 (71,000 before; its request line and the header list still go through its printf engine, about
+250 bytes; the URL parsed again per transfer with 9 `curl_url_get`, about 16,000 with
+`curl_url_set`), the library about 55,000 (the entity's decode about 28,000), libc about
+41,000 (43,500 before). A ctypes call less per GET needs new C API (a response whose lifetime the binding
+does not manage separately from its request's); the rest is spread thin.
 """
 
 

@@ -34,9 +34,11 @@ public final class Request: Sendable {
         var outcome: Result<Response, RequestFailure>?
     }
     private let mutable = Locked(Mutable())
-    /// Set (under `deliveredSignal`) once every callback of the request has returned.
+    /// Set once every callback of the request has returned.
     private let delivered = Atomic<Bool>(false)
-    private let deliveredSignal = ConditionLock()
+    /// Threads in `wait` on this request (they sleep on the store's `deliveries` condition,
+    /// shared by its requests: a request makes no lock of its own for the rare waiter).
+    private let waiters = Atomic<Int>(0)
 
     init(store: Store, id: UInt64, mode: RequestMode, path: String, url: String, body: String?) {
         self.store = store
@@ -162,13 +164,20 @@ public final class Request: Sendable {
             }
             if isDelivered { return true }
         }
-        deliveredSignal.lock()
-        defer { deliveredSignal.unlock() }
-        while !isDelivered {
+        // `waiters` up, then `delivered` read; `markDelivered` stores `delivered`, then reads
+        // `waiters`: both sequentially consistent, so either this thread sees the request
+        // delivered or `markDelivered` sees a waiter and broadcasts, under the lock this
+        // thread holds until it sleeps.
+        let signal = store.deliveries
+        signal.lock()
+        defer { signal.unlock() }
+        waiters.add(1, ordering: .sequentiallyConsistent)
+        defer { waiters.subtract(1, ordering: .sequentiallyConsistent) }
+        while !delivered.load(ordering: .sequentiallyConsistent) {
             if let deadline {
-                if !deliveredSignal.wait(untilNanoseconds: deadline) { return isDelivered }
+                if !signal.wait(untilNanoseconds: deadline) { return isDelivered }
             } else {
-                deliveredSignal.wait()
+                signal.wait()
             }
         }
         return true
@@ -227,9 +236,10 @@ public final class Request: Sendable {
     /// callbacks when the store could no longer deliver them).
     func markDelivered(_ outcome: Result<Response, RequestFailure>) {
         mutable.withLock { $0.outcome = outcome }
-        deliveredSignal.withLock {
-            delivered.store(true, ordering: .releasing)
-            deliveredSignal.broadcast()
+        delivered.store(true, ordering: .sequentiallyConsistent)
+        if waiters.load(ordering: .sequentiallyConsistent) > 0 {  // see `wait`
+            let signal = store.deliveries
+            signal.withLock { signal.broadcast() }
         }
         // Queue mode: a thread waiting in `dispatch(until:)` re-checks when it wakes; the
         // batch that ran this callback ends with a broadcast of the queue's own condition.

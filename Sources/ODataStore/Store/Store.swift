@@ -25,6 +25,9 @@ public final class Store: Sendable {
     let events = StoreEvents()
     /// Change observers of an offline or mixed store's entity sets (Offline/Observe).
     let observers: ChangeObservers
+    /// Where `Request.wait` sleeps until its request is delivered; broadcast by
+    /// `Request.markDelivered` only while a thread waits on that request.
+    let deliveries = ConditionLock()
 
     struct WeakStoreReference {
         weak var store: Store?

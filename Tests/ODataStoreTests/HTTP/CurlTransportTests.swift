@@ -4,6 +4,7 @@ import Glibc
 import Synchronization
 import Testing
 @testable import ODataStore
+import ODataProtocol
 
 /// `CurlTransport` against the real test servers (Tests/servers): odatapy V4, pyslet V2 and
 /// the fault proxy in front of them.
@@ -512,6 +513,77 @@ struct CurlTransportTests {
         let after = await get(transport, root + "Categories(3)")
         #expect(after.error == .closed)
         transport.shutdown()
+    }
+
+    // MARK: - What goes on the wire
+
+    /// User-Agent and Accept-Encoding travel in the header list (CurlWorker.standardHeaders),
+    /// not through libcurl's own options: each must still go out exactly once, a request's
+    /// own value must replace ours (never a second line), a body request gets them too, and
+    /// a compressed answer is still decoded.
+    @Test func userAgentAndAcceptEncodingGoOutOnceAndYieldToTheRequest() async throws {
+        let (server, proxy) = try Self.proxied(.v4)
+        defer { proxy.stop(); server.stop() }
+        let transport = try CurlTransport(configuration: CurlTransportConfiguration(userAgent: "ua-test/1"))
+        defer { transport.shutdown() }
+        let root = proxy.serviceRoot
+
+        #expect(await get(transport, root + "Categories(1)", headers: json).response?.status == 200)
+        #expect(await get(transport, root + "Categories(2)",
+                          headers: json + [("user-agent", "mine/2"), ("Accept-Encoding", "identity")]).response?.status == 200)
+        let post = await perform(transport, HTTPRequest(method: "POST", url: root + "Categories",
+                                                         headers: json + [("Content-Type", "application/json")],
+                                                         body: Array("{\"ID\":901,\"Name\":\"Wire\"}".utf8)))
+        #expect(post.response?.status == 201, "\(post)")
+
+        let heads = try #require(JSONValue.parse(proxy.faultState())["headers"]?.arrayValue)
+        try #require(heads.count == 3)
+        func values(_ request: Int, _ name: String) -> [String] {
+            (heads[request].arrayValue ?? []).compactMap { pair -> String? in
+                guard pair[0]?.stringValue?.lowercased() == name.lowercased() else { return nil }
+                return pair[1]?.stringValue
+            }
+        }
+        let encodings = CurlWorker.decodableEncodings()
+        #expect(values(0, "User-Agent") == ["ua-test/1"])
+        #expect(values(0, "Accept-Encoding") == [encodings])
+        #expect(values(0, "Expect").isEmpty && values(0, "Content-Type").isEmpty)
+        #expect(values(1, "User-Agent") == ["mine/2"])
+        #expect(values(1, "Accept-Encoding") == ["identity"])
+        #expect(values(2, "User-Agent") == ["ua-test/1"])
+        #expect(values(2, "Accept-Encoding") == [encodings])
+        #expect(values(2, "Content-Type") == ["application/json"])
+        #expect(values(2, "Expect").isEmpty)
+
+        // A gzip answer is inflated (decoding stays on): the proxy's gzip of spaces.
+        try proxy.setFault("gzipbomb", match: "Categories(3)", inflatedBytes: 4096)
+        let inflated = await get(transport, root + "Categories(3)", headers: json)
+        #expect(inflated.response?.body == Array(repeating: UInt8(ascii: " "), count: 4096), "\(inflated)")
+    }
+
+    /// Through a forward proxy the User-Agent is also set for libcurl's own proxy requests
+    /// (CONNECT); the request itself must still carry exactly one. The fault proxy stands in
+    /// for the forward proxy: it records the request as libcurl sent it (absolute-form target,
+    /// which it passes on as is: the upstream answers 404, which does not matter here).
+    @Test func throughAForwardProxyTheUserAgentGoesOutOnce() async throws {
+        let (server, proxy) = try Self.proxied(.v4)
+        defer { proxy.stop(); server.stop() }
+        let transport = try CurlTransport(configuration: CurlTransportConfiguration(userAgent: "ua-test/2", proxy: proxy.origin))
+        defer { transport.shutdown() }
+        let answer = await get(transport, server.serviceRoot + "Categories(1)", headers: json)
+        #expect(answer.response != nil, "\(answer)")
+        let state = try JSONValue.parse(proxy.faultState())
+        #expect(state["log"]?[0]?.stringValue == "GET " + server.serviceRoot + "Categories(1)")
+        let heads = try #require(state["headers"]?.arrayValue)
+        try #require(heads.count == 1)
+        let agents = (heads[0].arrayValue ?? []).filter { $0[0]?.stringValue?.lowercased() == "user-agent" }
+        #expect(agents.compactMap { $0[1]?.stringValue } == ["ua-test/2"])
+    }
+
+    @Test func aUserAgentWithALineBreakIsRefused() {
+        #expect(CurlTransportConfiguration(userAgent: "a\r\nX-Injected: 1").validationProblem() != nil)
+        #expect(CurlTransportConfiguration(userAgent: "a\nb").validationProblem() != nil)
+        #expect(CurlTransportConfiguration(userAgent: "ok/1 (x)").validationProblem() == nil)
     }
 
     // MARK: - Helpers

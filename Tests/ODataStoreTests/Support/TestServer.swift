@@ -206,8 +206,10 @@ final class TestServer: Sendable {
     /// Adds a fault rule on a fault proxy (see Tests/servers/README.md for the fields).
     func setFault(_ mode: String, count: Int? = nil, delayMilliseconds: Int? = nil,
                   match: String? = nil, authorization: String? = nil, status: Int? = nil, retryAfter: String? = nil,
-                  headers: [(String, String)]? = nil, body responseBody: String? = nil) throws {
+                  headers: [(String, String)]? = nil, body responseBody: String? = nil,
+                  inflatedBytes: Int? = nil) throws {
         var fields = ["\"mode\":\(Self.jsonString(mode))"]
+        if let inflatedBytes { fields.append("\"inflated_bytes\":\(inflatedBytes)") }
         if let headers {
             fields.append("\"headers\":[" + headers.map { "[\(Self.jsonString($0.0)),\(Self.jsonString($0.1))]" }.joined(separator: ",") + "]")
         }

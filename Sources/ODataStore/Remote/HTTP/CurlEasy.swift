@@ -28,6 +28,8 @@ final class CurlEasy {
 
     /// The request headers `headerList` was built from (nil: no list set since the last reset).
     @exclusivity(unchecked) var headerSource: [(name: String, value: String)]?
+    /// Whether `headerList` ends with the "Expect:" / "Content-Type:" blockers.
+    @exclusivity(unchecked) var headerBlockers = false
     /// The request header list libcurl holds (CURLOPT_HTTPHEADER); owned here, freed when
     /// replaced or when the handle is destroyed.
     @exclusivity(unchecked) var headerList: UnsafeMutablePointer<curl_slist>?
@@ -48,9 +50,9 @@ final class CurlEasy {
 
     var errorText: String { String(cString: errorBuffer) }
 
-    /// True when `headers` are the ones the current list was built from.
-    func hasHeaderList(for headers: [(name: String, value: String)]) -> Bool {
-        guard let source = headerSource, source.count == headers.count else { return false }
+    /// True when `headers` (and `blockers`) are what the current list was built from.
+    func hasHeaderList(for headers: [(name: String, value: String)], blockers: Bool) -> Bool {
+        guard let source = headerSource, source.count == headers.count, headerBlockers == blockers else { return false }
         for i in 0..<headers.count where source[i].name != headers[i].name || source[i].value != headers[i].value {
             return false
         }
@@ -58,10 +60,11 @@ final class CurlEasy {
     }
 
     /// Installs a new header list (already set on the handle) and frees the previous one.
-    func replaceHeaderList(_ list: UnsafeMutablePointer<curl_slist>?, source: [(name: String, value: String)]) {
+    func replaceHeaderList(_ list: UnsafeMutablePointer<curl_slist>?, source: [(name: String, value: String)], blockers: Bool) {
         if let headerList, headerList != list { curl_slist_free_all(headerList) }
         headerList = list
         headerSource = source
+        headerBlockers = blockers
     }
 
     /// `curl_easy_reset`: back to libcurl's defaults (the error buffer included: set again

@@ -25,7 +25,8 @@ public struct CurlTransportConfiguration: Sendable, Equatable {
     public var maxConnectionsPerHost: Int
     /// Most connections open in total; also the size of the keep-alive connection cache.
     public var maxTotalConnections: Int
-    /// The User-Agent header sent with every request (unless the request sets its own).
+    /// The User-Agent header sent with every request (unless the request sets its own; none
+    /// when empty). Must not contain CR, LF or NUL.
     public var userAgent: String
     /// Proxy URL (`http://host:port`); nil means no proxy, and the `http_proxy`-style
     /// environment variables are ignored too, so behaviour does not depend on the environment.
@@ -118,6 +119,8 @@ public struct CurlTransportConfiguration: Sendable, Equatable {
         where text.utf8.contains(0) {
             return "\(name) contains a NUL byte"
         }
+        // Sent as a header line of its own (CurlWorker.standardHeaders): no line breaks.
+        if !HTTPSyntax.isFieldValue(userAgent) { return "userAgent contains CR or LF" }
         return nil
     }
 }
