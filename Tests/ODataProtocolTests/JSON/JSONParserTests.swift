@@ -80,6 +80,16 @@ import Testing
         ("", 0, "empty input"),
         ("   ", 3, "end of input"),
         ("[tru]", 1, "invalid literal"),
+        // Literals are compared four bytes at a time: cut short at the end of the input, or
+        // one byte off, they must fail without reading past it.
+        ("tru", 0, "invalid literal"),
+        ("fals", 0, "invalid literal"),
+        ("f", 0, "invalid literal"),
+        ("nul", 0, "invalid literal"),
+        ("[fals]", 1, "invalid literal"),
+        ("[falsy]", 1, "invalid literal"),
+        ("[nulL]", 1, "invalid literal"),
+        ("[True]", 1, "unexpected"),
         ("[NaN]", 1, "unexpected"),
         (#"{"a":1,"a":2}"#, 7, "duplicate member name"),
         ("[1 2]", 3, "expected ',' or ']'"),
@@ -92,6 +102,18 @@ import Testing
         } throws: { error in
             guard let e = error as? JSONError else { return false }
             return e.offset == offset && e.message.contains(fragment)
+        }
+    }
+
+    @Test func literalsEndingTheInputAreRead() throws {
+        #expect(try JSONValue.parse("true") == .bool(true))
+        #expect(try JSONValue.parse("false") == .bool(false))
+        #expect(try JSONValue.parse("null") == .null)
+        #expect(try JSONValue.parse(Array("[false,true,null]".utf8)) == .array([.bool(false), .bool(true), .null]))
+        // Bytes after the input's end are not the literal's: a buffer cut inside `false`.
+        let bytes = Array("false".utf8)
+        try bytes.withUnsafeBufferPointer { b in
+            #expect(throws: JSONError.self) { try JSONValue.parse(Array(b[0..<4])) }
         }
     }
 

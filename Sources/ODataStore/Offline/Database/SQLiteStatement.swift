@@ -31,6 +31,16 @@ final class SQLiteStatement {
         sqlite3_clear_bindings(handle)
     }
 
+    /// Resets the statement and leaves its bindings as they are, for a statement whose every
+    /// parameter is bound again before each step (the download's multi-row upserts:
+    /// `sqlite3_clear_bindings` walked every parameter of a batch, about 180 instructions
+    /// per entity, and each later bind walked it again). A value bound without a copy
+    /// (`bindTextNoCopy`) may then point at memory freed since: SQLite reads a binding only
+    /// when stepping, and the next bind of that parameter replaces it unread.
+    func resetKeepingBindings() {
+        sqlite3_reset(handle)
+    }
+
     // MARK: - Binding
 
     func bind(_ value: SQLValue, at index: Int) throws(SQLiteError) {
@@ -57,7 +67,8 @@ final class SQLiteStatement {
 
     /// Binds UTF-8 bytes as text without copying them (SQLITE_STATIC): they must stay valid
     /// and unchanged until the statement is reset (`reset` clears the bindings) or the
-    /// parameter bound again. For values taken from a page buffer that outlives the step.
+    /// parameter bound again (after `resetKeepingBindings`, until bound again or finalized;
+    /// nothing reads it meanwhile). For values taken from a page buffer that outlives the step.
     func bindTextNoCopy(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int) throws(SQLiteError) {
         let base = UnsafeRawPointer(bytes.baseAddress ?? Self.empty.utf8Start).assumingMemoryBound(to: CChar.self)
         let rc = sqlite3_bind_text(handle, Int32(index), base, Int32(bytes.count), nil)

@@ -101,7 +101,8 @@ extension EntityWriter {
             return
         }
         let st = try batchStatement(table, present, rows: rows)
-        defer { st.reset() }
+        // Every parameter (rows x columns) is bound below before the step: no clearing.
+        defer { st.resetKeepingBindings() }
         let columns = 3 + present.count
         // Bound from the drafts where they are, through pointers (an element read out of
         // `pending`, or a pointer's subscript passed on, is a copy of the draft).
