@@ -398,7 +398,9 @@ typedef struct ods_store_options {
     unsigned int version;           /**< ODS_STORE_OPTIONS_VERSION */
     int kind;                       /**< ods_store_kind; default ODS_STORE_ONLINE. */
     const char *service_root;       /**< Required: http(s)://host[:port]/path/ of the service. No
-                                         query, fragment or user:password@ (ODS_EINVAL). May be NULL
+                                         query, fragment or user:password@, and a host and
+                                         port that RFC 3986 allows ([IPv6] literals, ports
+                                         1-65535), else ODS_EINVAL naming the problem. May be NULL
                                          for an existing offline store file (store_path): the file's
                                          own is used. */
     int dispatch;                   /**< ods_dispatch_mode; default ODS_DISPATCH_THREAD. */

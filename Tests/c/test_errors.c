@@ -226,6 +226,15 @@ static void check_invalid_options(void) {
     ODS_CHECK_INT_EQ(ods_store_open(&store, &o, NULL, NULL), ODS_EINVAL);
     o.service_root = "not a url";
     ODS_CHECK_INT_EQ(ods_store_open(&store, &o, NULL, NULL), ODS_EINVAL);
+    /* A malformed host or port fails open, naming the problem (not every request in libcurl). */
+    o.service_root = "http://[::1";
+    ODS_CHECK_INT_EQ(ods_store_open(&store, &o, NULL, NULL), ODS_EINVAL);
+    ODS_CHECK(strstr(ods_error_last()->message, "IP literal") != NULL);
+    o.service_root = "http://127.0.0.1:70000/";
+    ODS_CHECK_INT_EQ(ods_store_open(&store, &o, NULL, NULL), ODS_EINVAL);
+    ODS_CHECK(strstr(ods_error_last()->message, "port") != NULL);
+    o.service_root = "http://ho<st/";
+    ODS_CHECK_INT_EQ(ods_store_open(&store, &o, NULL, NULL), ODS_EINVAL);
     o.service_root = "http://127.0.0.1:9/";
 
     o.kind = 7;

@@ -83,6 +83,8 @@ for args in [["parse"], ["frobnicate"], ["parse", "A", "B"], ["parse", "A", "--o
 # Library failures exit with 10 + the status number, the message on stderr.
 code, out, err = run("get", "Products", "--service", "http://127.0.0.1:9/odata/", "--timeout", "5")
 check("unreachable service exits 24 (ODS_EOFFLINE)", code == 24 and out == "" and err.startswith("error: "), f"exit {code} {err!r}")
+code, out, err = run("get", "Products", "--service", "http://[::1/odata/")
+check("malformed service root exits 12 (ODS_EINVAL), named", code == 12 and out == "" and "IP literal" in err, f"exit {code} {err!r}")
 code, out, err = run("get", "Products", "--store", "/nonexistent/x.store", "--mode", "offline")
 check("missing store exits 15 (ODS_ENOTFOUND)", code == 15 and "no offline store" in err, f"exit {code} {err!r}")
 code, _, err = run("parse", "A", "--metadata", "/nonexistent/metadata.xml")

@@ -73,6 +73,11 @@ def test_invalid_arguments():
     with pytest.raises(odatastore.InvalidArgumentError) as e:
         odatastore.Store("ftp://nowhere/")
     assert isinstance(e.value, ValueError) and e.value.code == odatastore.EINVAL
+    # a malformed host or port fails at once, named, instead of every request in libcurl
+    for root, named in (("http://[::1/odata/", "IP literal"), ("http://127.0.0.1:99999/", "port"),
+                        ("http://ho st/", "spaces")):
+        with pytest.raises(odatastore.InvalidArgumentError, match=named):
+            odatastore.Store(root)
     for bad in ({"dispatch": "fast"}, {"mode": "sideways"}, {"odata_version": 3}, {"timeout": -1},
                 {"username": "u", "bearer_token": "t"}, {"max_connections": -2}):
         with pytest.raises(odatastore.InvalidArgumentError):

@@ -23,5 +23,82 @@ enum ServiceRootRules {
         guard let origin = RequestURL.origin(of: root), origin.count > (root.hasPrefix("https") ? 8 : 7) else {
             throw .invalid("service_root has no host: \"\(shown)\"")
         }
+        if let problem = authorityProblem(root) {
+            throw .invalid("service_root has \(problem): \"\(shown)\"")
+        }
+    }
+
+    /// What is wrong with the root's `host[:port]` (RFC 3986 3.2.2-3.2.3), or nil: an IP
+    /// literal in brackets holds hex digits, ':' and '.' (and a "%25" zone); a name holds
+    /// letters, digits, "-._~", percent escapes, sub-delims or non-ASCII bytes (an
+    /// internationalized name); a port is at most five digits, 1-65535. Checked here so a
+    /// malformed root fails `open` with a message, not every request with libcurl's.
+    static func authorityProblem(_ root: String) -> String? {
+        let bytes = Array(root.utf8)
+        guard let start = firstIndex(of: Array("://".utf8), in: bytes).map({ $0 + 3 }) else { return "no host" }
+        var end = start
+        while end < bytes.count, bytes[end] != UInt8(ascii: "/") { end += 1 }
+        let authority = bytes[start..<end]
+        var portStart: Int? = nil
+        if authority.first == UInt8(ascii: "[") {
+            guard let close = authority.firstIndex(of: UInt8(ascii: "]")) else { return "an IP literal without its ']'" }
+            let literal = bytes[(start + 1)..<close]
+            let zone = firstIndex(of: Array("%25".utf8), in: Array(literal))
+            let address = zone.map { literal.prefix($0) } ?? literal[...]
+            guard !address.isEmpty, address.contains(UInt8(ascii: ":")),
+                  address.allSatisfy({ isHexDigit($0) || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") }) else {
+                return "an invalid IP literal"
+            }
+            if close + 1 < end {
+                guard bytes[close + 1] == UInt8(ascii: ":") else { return "text after its IP literal" }
+                portStart = close + 2
+            }
+        } else {
+            let colon = authority.lastIndex(of: UInt8(ascii: ":"))
+            let host = authority[..<(colon ?? end)]
+            guard !host.isEmpty else { return "no host" }
+            var i = host.startIndex
+            while i < host.endIndex {
+                let b = host[i]
+                if b == UInt8(ascii: "%") {
+                    guard i + 2 < host.endIndex, isHexDigit(host[i + 1]), isHexDigit(host[i + 2]) else {
+                        return "a '%' in its host that is not an escape"
+                    }
+                    i += 3
+                    continue
+                }
+                guard b >= 0x80 || isHostByte(b) else { return "a character not allowed in a host name" }
+                i += 1
+            }
+            if let colon { portStart = colon + 1 }
+        }
+        if let portStart, portStart < end {
+            let port = bytes[portStart..<end]
+            guard port.count <= 5, port.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }),
+                  let value = Int(String(decoding: port, as: UTF8.self)), (1...65535).contains(value) else {
+                return "an invalid port (1-65535)"
+            }
+        }
+        return nil
+    }
+
+    private static func isHexDigit(_ b: UInt8) -> Bool {
+        (b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9")) || (b | 0x20 >= UInt8(ascii: "a") && b | 0x20 <= UInt8(ascii: "f"))
+    }
+
+    /// unreserved and sub-delims of RFC 3986 (reg-name, without the percent escapes).
+    private static func isHostByte(_ b: UInt8) -> Bool {
+        switch b {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        default:
+            return Array("-._~!$&'()*+,;=".utf8).contains(b)
+        }
+    }
+
+    private static func firstIndex(of needle: [UInt8], in haystack: [UInt8]) -> Int? {
+        guard needle.count <= haystack.count else { return nil }
+        for i in 0...(haystack.count - needle.count) where Array(haystack[i..<(i + needle.count)]) == needle { return i }
+        return nil
     }
 }
