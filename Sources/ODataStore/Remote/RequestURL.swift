@@ -193,7 +193,8 @@ enum RequestURL {
         return String(decoding: out, as: UTF8.self)
     }
 
-    private static func isHex(_ c: UInt8) -> Bool {
+    /// An ASCII hex digit (also `ServiceRootRules`' check of escapes and IPv6 literals).
+    static func isHex(_ c: UInt8) -> Bool {
         (c >= 48 && c <= 57) || (c >= 65 && c <= 70) || (c >= 97 && c <= 102)
     }
 

@@ -46,7 +46,7 @@ enum ServiceRootRules {
             let zone = firstIndex(of: Array("%25".utf8), in: Array(literal))
             let address = zone.map { literal.prefix($0) } ?? literal[...]
             guard !address.isEmpty, address.contains(UInt8(ascii: ":")),
-                  address.allSatisfy({ isHexDigit($0) || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") }) else {
+                  address.allSatisfy({ RequestURL.isHex($0) || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") }) else {
                 return "an invalid IP literal"
             }
             if close + 1 < end {
@@ -61,7 +61,7 @@ enum ServiceRootRules {
             while i < host.endIndex {
                 let b = host[i]
                 if b == UInt8(ascii: "%") {
-                    guard i + 2 < host.endIndex, isHexDigit(host[i + 1]), isHexDigit(host[i + 2]) else {
+                    guard i + 2 < host.endIndex, RequestURL.isHex(host[i + 1]), RequestURL.isHex(host[i + 2]) else {
                         return "a '%' in its host that is not an escape"
                     }
                     i += 3
@@ -80,10 +80,6 @@ enum ServiceRootRules {
             }
         }
         return nil
-    }
-
-    private static func isHexDigit(_ b: UInt8) -> Bool {
-        (b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9")) || (b | 0x20 >= UInt8(ascii: "a") && b | 0x20 <= UInt8(ascii: "f"))
     }
 
     /// unreserved and sub-delims of RFC 3986 (reg-name, without the percent escapes).
