@@ -35,7 +35,7 @@ enum ServiceRootRules {
     /// malformed root fails `open` with a message, not every request with libcurl's.
     static func authorityProblem(_ root: String) -> String? {
         let bytes = Array(root.utf8)
-        guard let start = firstIndex(of: Array("://".utf8), in: bytes).map({ $0 + 3 }) else { return "no host" }
+        guard let start = bytes.firstRange(of: Array("://".utf8))?.upperBound else { return "no host" }
         var end = start
         while end < bytes.count, bytes[end] != UInt8(ascii: "/") { end += 1 }
         let authority = bytes[start..<end]
@@ -43,8 +43,7 @@ enum ServiceRootRules {
         if authority.first == UInt8(ascii: "[") {
             guard let close = authority.firstIndex(of: UInt8(ascii: "]")) else { return "an IP literal without its ']'" }
             let literal = bytes[(start + 1)..<close]
-            let zone = firstIndex(of: Array("%25".utf8), in: Array(literal))
-            let address = zone.map { literal.prefix($0) } ?? literal[...]
+            let address = literal[..<(literal.firstRange(of: Array("%25".utf8))?.lowerBound ?? literal.endIndex)]
             guard !address.isEmpty, address.contains(UInt8(ascii: ":")),
                   address.allSatisfy({ RequestURL.isHex($0) || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: ".") }) else {
                 return "an invalid IP literal"
@@ -90,11 +89,5 @@ enum ServiceRootRules {
         default:
             return Array("-._~!$&'()*+,;=".utf8).contains(b)
         }
-    }
-
-    private static func firstIndex(of needle: [UInt8], in haystack: [UInt8]) -> Int? {
-        guard needle.count <= haystack.count else { return nil }
-        for i in 0...(haystack.count - needle.count) where Array(haystack[i..<(i + needle.count)]) == needle { return i }
-        return nil
     }
 }
