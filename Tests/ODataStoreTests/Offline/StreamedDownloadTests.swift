@@ -127,6 +127,48 @@ struct StreamedDownloadTests {
         #expect(error?.code == .limit && error?.message.contains("max_response_bytes") == true, "\(String(describing: error))")
     }
 
+    /// The splitter runs on the transport thread while the page arrives: a page that breaks
+    /// its bracket structure after a run was queued fails the download there (the transfer is
+    /// cancelled, the runs already written stay as upserts, the page is not counted), and the
+    /// next opening downloads the page whole again and gives the store an uninterrupted
+    /// download gives.
+    @Test func aPageThatBreaksAfterARunFailsAndIsFetchedAgain() async throws {
+        let server = try TestServer.start(.v4)
+        defer { server.stop() }
+        let proxy = try TestServer.faultProxy(upstream: server.serviceRoot)
+        defer { proxy.stop() }
+        // Entity 1, 600 KB of JSON whitespace, entity 2 and its comma: a run (more than
+        // `PageStream.chunkBytes`) is queued; then a `]` where the page's `}` belongs.
+        let body = #"{"@odata.context":"$metadata#Products","value":[{"ID":1,"Name":"one"},"#
+            + String(repeating: " ", count: 600_000) + #"{"ID":2,"Name":"two"},{"ID":3,"Name":"three"}]]}"#
+        try proxy.setFault("respond", count: 1, match: "Products", status: 200,
+                           headers: [("Content-Type", "application/json;odata.metadata=minimal")], body: body)
+        let options = Self.offline(proxy.serviceRoot, "broken.store", ["Products"])
+        let (store, s1, e1) = try await OfflineStoreTests.opened(options)
+        #expect(s1 != .open, "the first download should have failed")
+        #expect(e1?.code == .protocol && e1?.message.contains("unbalanced") == true, "\(String(describing: e1))")
+        await store.close()
+        let file = try SQLiteConnection(path: Self.pathOf(store), create: false, readOnly: true)
+        let request = try file.rows("SELECT state, entities, next_link FROM ods_defining_requests WHERE path = 'Products'")
+        #expect(request.count == 1 && request[0][0] != .text("complete") && request[0][1] == .integer(0), "\(request)")
+
+        var again = options
+        again.storePath = Self.pathOf(store)
+        let (reopened, s2, e2) = try await OfflineStoreTests.opened(again)
+        defer { try? reopened.close() }
+        #expect(s2 == .open, "\(String(describing: e2))")
+        let (reference, s3, e3) = try await OfflineStoreTests.opened(Self.offline(server.serviceRoot, "unbroken.store", ["Products"]))
+        defer { try? reference.close() }
+        #expect(s3 == .open, "\(String(describing: e3))")
+        let products = try await Self.products(reopened)
+        let referenceProducts = try await Self.products(reference)
+        #expect(!products.isEmpty && products == referenceProducts)
+        let row = try await reopened.offlineDatabaseRow("Products")
+        #expect(row.entities == Int64(products.count) && row.state == .complete, "\(row)")
+        let members = try await reopened.offlineMemberCount("Products")
+        #expect(members == products.count)
+    }
+
     static func pathOf(_ store: Store) -> String {
         store.options.storePath ?? ""
     }

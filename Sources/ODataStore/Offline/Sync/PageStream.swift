@@ -1,25 +1,32 @@
 import ODataProtocol
 
 /// One page of a download written while it arrives (docs/reliability.md, "Streaming"): the
-/// transport hands the body's bytes to this sink; they wait in a bounded queue for the
-/// store's database queue, where `PageSplitter` cuts them into runs of complete entities that
-/// are decoded and written, each run in a transaction of its own (no transaction stays open
-/// across queue tasks: the app reads and writes the store meanwhile). The page's counts and
-/// resume point are written by `Download` with the last run, in one transaction, once the
-/// body has ended: until then the resume point stays the page's URL, so a failure or a kill
-/// mid-page fetches the page again and the upserts of the runs written before change nothing.
+/// transport hands the body's bytes to this sink, which cuts them with `PageSplitter` into runs
+/// of complete entities as they arrive; each run waits in a bounded queue for the store's
+/// database queue, where it is decoded and written in a transaction of its own (no
+/// transaction stays open across queue tasks: the app reads and writes the store meanwhile).
+/// The page's counts and resume point are written by `Download` with the last run, in one
+/// transaction, once the body has ended: until then the resume point stays the page's URL, so
+/// a failure or a kill mid-page fetches the page again and the upserts of the runs written
+/// before change nothing.
 ///
-/// Back-pressure: `receive` runs on the transport thread and never waits: while
-/// `queueBound` bytes wait for the database queue it refuses more, the transport pauses the
-/// exchange, and the database queue resumes it once it has taken them. What a page holds is
-/// then bounded by the queue, a run of `chunkBytes` and the entity being received, whatever
-/// the page's size.
+/// The transport's pieces go straight into the splitter's buffer (one copy of each byte; a
+/// run is the splitter's buffer handed over, not copied), and the database queue is woken
+/// once per run of `chunkBytes`, not once per piece of 16 KiB.
 ///
-/// Threading: `begin`/`receive` on the transport thread; `drain`, `finish` and the splitter
-/// on the database queue only (`@unchecked Sendable` for that confinement); the shared part
-/// under `state`'s lock.
+/// Back-pressure: `receive` runs on the transport thread and never waits: while `queueBound`
+/// bytes of runs wait for the database queue or are being written, it refuses more, the
+/// transport pauses the exchange, and the database queue resumes it once a run is written.
+/// What a page holds is then bounded by the queue (its bound and the run that passed it), the
+/// splitter's run of `chunkBytes` and the entity being received, whatever the page's size.
+///
+/// Threading: `begin`/`receive` and the splitter on the transport thread while the body
+/// arrives; `drain` on the database queue; `finish` (the splitter's last run and envelope) on
+/// the database queue after the transfer has ended (the completion that schedules it runs after
+/// the transport's last `receive`); the shared part under `state`'s lock
+/// (`@unchecked Sendable` for that confinement).
 final class PageStream: HTTPBodySink, @unchecked Sendable {
-    /// Bytes received and not yet taken by the database queue before the transfer pauses.
+    /// Bytes of runs waiting for the database queue or being written before the transfer pauses.
     static let queueBound = 1 << 20
     /// Complete entities written per transaction (bytes of their JSON).
     static let chunkBytes = 512 << 10
@@ -33,7 +40,9 @@ final class PageStream: HTTPBodySink, @unchecked Sendable {
     private let cancelTransfer: @Sendable () -> Void
 
     private struct Shared {
-        var chunks: [[UInt8]] = []
+        /// Runs of complete entities (documents of the page's shape) not taken yet.
+        var runs: [[UInt8]] = []
+        /// Bytes of `runs` and of the run being written.
         var queued = 0
         var peakQueued = 0
         var paused = false
@@ -41,16 +50,17 @@ final class PageStream: HTTPBodySink, @unchecked Sendable {
         var resume: (@Sendable () -> Void)?
         var stopped = false
         var failure: ODataStoreError?
+        /// A written run's buffer, emptied, for the splitter's next run (its memory reused).
+        var spare: [UInt8] = []
     }
     private let state = Locked(Shared())
 
-    // Database queue only.
+    // Transport thread while the body arrives; database queue in `finish` (after the transfer).
     private var splitter: PageSplitter
     private var peakSplitter = 0
+    // Database queue only.
     /// Entities of this page written by earlier runs (counted when the page completes).
     private(set) var written = 0
-    /// The run being decoded: one buffer for the page's runs (no fresh memory for each).
-    private var run: [UInt8] = []
 
     init(store: OfflineDatabase, target: Download.Target, service: ServiceSession.ServiceState, serviceRoot: String,
          maxHeldBytes: Int, cancelTransfer: @escaping @Sendable () -> Void) {
@@ -65,14 +75,15 @@ final class PageStream: HTTPBodySink, @unchecked Sendable {
 
     /// Why the page failed while it arrived, if it did.
     var failure: ODataStoreError? { state.withLock { $0.failure } }
-    /// The most bytes of the page held at once (queue and splitter; an upper bound).
+    /// The most bytes of the page held at once (queue and splitter; an upper bound). Read after
+    /// the transfer has ended.
     var peakHeldBytes: Int { state.withLock { $0.peakQueued } + peakSplitter }
 
     /// Drops what waits and writes nothing more (cancel, or the exchange failed).
     func stop() {
         state.withLock { s in
             s.stopped = true
-            s.chunks = []
+            s.runs = []
             s.queued = 0
         }
     }
@@ -90,28 +101,52 @@ final class PageStream: HTTPBodySink, @unchecked Sendable {
     }
 
     func receive(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        let (taken, schedule): (Bool, Bool) = state.withLock { s in
-            if s.stopped { return (true, false) }  // dropped: the exchange is being cancelled
-            if s.queued > 0, s.queued + bytes.count > Self.queueBound {
+        let refused: Bool? = state.withLock { s in
+            if s.stopped { return nil }  // dropped: the exchange is being cancelled
+            if s.queued >= Self.queueBound {
                 s.paused = true
-                return (false, false)
+                return true
             }
-            s.chunks.append(Array(bytes))
-            s.queued += bytes.count
+            return false
+        }
+        guard let refused else { return true }
+        if refused { return false }
+        do {
+            try splitter.feed(bytes)
+        } catch {
+            fail(splitFailure(error))
+            return true  // the transfer is being cancelled
+        }
+        peakSplitter = max(peakSplitter, splitter.heldBytes)
+        if splitter.readyBytes >= Self.chunkBytes { queueRun() }
+        return true
+    }
+
+    /// Takes the splitter's complete entities as a run and queues it for the database queue.
+    private func queueRun() {
+        var run = state.withLock { s in
+            var spare: [UInt8] = []
+            swap(&spare, &s.spare)
+            return spare
+        }
+        guard splitter.takeChunk(into: &run) != nil else { return }
+        let schedule: Bool = state.withLock { s in
+            if s.stopped { return false }
+            s.queued += run.count
             s.peakQueued = max(s.peakQueued, s.queued)
-            if s.drainScheduled { return (true, false) }
+            s.runs.append(run)
+            if s.drainScheduled { return false }
             s.drainScheduled = true
-            return (true, true)
+            return true
         }
         if schedule, !store.queue.async({ [self] in drain() }) {
             fail(ODataStoreError(.closed, "the store was closed during the download"))
         }
-        return taken
     }
 
     // MARK: - Database queue
 
-    /// Takes what waits, feeds the splitter and writes each run of `chunkBytes`.
+    /// Writes the runs that wait.
     private func drain() {
         do throws(ODataStoreError) {
             try drainQueued(final: false)
@@ -120,42 +155,31 @@ final class PageStream: HTTPBodySink, @unchecked Sendable {
         }
     }
 
+    /// Decodes and writes each waiting run in a transaction; resumes a paused transfer once
+    /// the runs left are under the bound.
     private func drainQueued(final: Bool) throws(ODataStoreError) {
         while true {
-            let (chunks, resume): ([[UInt8]], (@Sendable () -> Void)?) = state.withLock { s in
-                if s.stopped || s.chunks.isEmpty {
+            let run: [UInt8]? = state.withLock { s in
+                if s.stopped || s.runs.isEmpty {
                     if !final { s.drainScheduled = false }
-                    return ([], nil)
+                    return nil
                 }
-                let taken = s.chunks
-                s.chunks = []
-                s.queued = 0
-                let resume = s.paused ? s.resume : nil
+                return s.runs.removeFirst()
+            }
+            guard var run else { return }
+            let payload = try decode(run)
+            written += try store.writeEntities(payload, target: target, serviceRoot: serviceRoot)
+            let count = run.count
+            run.removeAll(keepingCapacity: true)
+            let resume: (@Sendable () -> Void)? = state.withLock { s in
+                if !s.stopped { s.queued -= count }
+                if s.spare.capacity < run.capacity { swap(&s.spare, &run) }
+                guard s.paused, s.queued < Self.queueBound else { return nil }
                 s.paused = false
-                return (taken, resume)
+                return s.resume
             }
-            if chunks.isEmpty { return }
-            resume?()  // the transport goes on receiving while these are written
-            for chunk in chunks {
-                do {
-                    try chunk.withUnsafeBytes { try splitter.feed($0) }
-                } catch let e as PayloadError {
-                    throw splitFailure(e)
-                } catch {
-                    throw ODataStoreError(.error, "\(error)")
-                }
-                peakSplitter = max(peakSplitter, splitter.heldBytes)
-                if splitter.readyBytes >= Self.chunkBytes { try writeRun() }
-                if state.withLock({ $0.stopped }) { return }
-            }
+            resume?()  // the transport goes on receiving while the next run is written
         }
-    }
-
-    /// Decodes and writes the complete entities the splitter holds, in a transaction.
-    private func writeRun() throws(ODataStoreError) {
-        guard splitter.takeChunk(into: &run) != nil else { return }
-        let payload = try decode(run)
-        written += try store.writeEntities(payload, target: target, serviceRoot: serviceRoot)
     }
 
     /// After the body has ended: the last run of entities and the page without its entities
@@ -201,7 +225,7 @@ final class PageStream: HTTPBodySink, @unchecked Sendable {
             guard s.failure == nil else { return false }
             s.failure = error
             s.stopped = true
-            s.chunks = []
+            s.runs = []
             s.queued = 0
             return true
         }
