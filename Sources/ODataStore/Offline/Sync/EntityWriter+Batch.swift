@@ -105,15 +105,17 @@ extension EntityWriter {
         defer { st.resetKeepingBindings() }
         let columns = 3 + present.count
         // Bound from the drafts where they are, through pointers (an element read out of
-        // `pending`, or a pointer's subscript passed on, is a copy of the draft).
+        // `pending`, or a pointer's subscript passed on, is a copy of the draft). The text of
+        // the arena and of the drafts' `extra` is bound in place (`bindsTextInPlace`): the
+        // step runs inside these closures, before anything changes the arena or the drafts.
         try pending.drafts.withUnsafeBufferPointer { (drafts) throws(SQLiteError) in
             try arena.withUnsafeBufferPointer { (arena) throws(SQLiteError) in
                 let first = drafts.baseAddress!
                 for j in range { try bindRow(st, present, first + j, page: page, arena: arena, base: (j - range.lowerBound) * columns) }
+                sqlite3_set_last_insert_rowid(file.connection.handle, 0)
+                _ = try st.step()
             }
         }
-        sqlite3_set_last_insert_rowid(file.connection.handle, 0)
-        _ = try st.step()
         if file.connection.lastInsertRowID == largest + Int64(rows) {
             for j in 1...rows { try recordMembership(table, rid: largest + Int64(j), inserted: true) }
             pending.largest = (id, largest + Int64(rows))
@@ -131,6 +133,7 @@ extension EntityWriter {
         let key = Shared.BatchKey(upsert: UpsertKey(table: ObjectIdentifier(table), present: present, protects: requestID != 0), rows: rows)
         if let st = shared.batchStatements[key] { return st }
         let st = try file.connection.prepare(upsertSQL(table, present, rows: rows))
+        st.bindsTextInPlace = true  // `writeRows` steps while what it bound is there
         shared.batchStatements[key] = st
         return st
     }
