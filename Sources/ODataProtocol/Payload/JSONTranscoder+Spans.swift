@@ -129,30 +129,37 @@ extension JSONTranscoder {
 
     /// Ends the value of the object's last member where the output ends now: called before
     /// the `,` of the next member and before the `}`.
+    /// A value that ends where the last string without escapes ends (`plainStringEnd`) is that
+    /// string: marked `PayloadSpans.plainString`.
     @inline(__always)
     mutating func spanEndValue(_ f: SpanFrame) {
         guard recording, rec.pending.count > f.pending else { return }
-        rec.pending.base[rec.pending.count - 1].valueEnd = Int32(truncatingIfNeeded: out.count)
+        let m = rec.pending.base + (rec.pending.count &- 1)
+        m.pointee.valueEnd = Int32(truncatingIfNeeded: out.count)
+        if out.count == plainStringEnd { m.pointee.valueKind = PayloadSpans.plainString }
     }
 
     /// Records a member of the open object whose key (`"name":`, the name `length` bytes
-    /// as written) was just written; its value starts here.
+    /// as written) was just written; its value starts here. `ordinal`: its
+    /// `PayloadSpans.Member.ordinal`.
     @inline(__always)
-    mutating func spanKey(length: Int, escaped: Bool) {
+    mutating func spanKey(length: Int, escaped: Bool, ordinal: UInt16 = PayloadSpans.noOrdinal) {
         guard recording else { return }
         let n = out.count
         rec.pending.append(PayloadSpans.Member(keyStart: Int32(truncatingIfNeeded: n - 2 - length),
                                                keyEnd: Int32(truncatingIfNeeded: n - 2),
                                                valueStart: Int32(truncatingIfNeeded: n), valueEnd: -1,
-                                               keyEscaped: escaped, firstObject: Int32(truncatingIfNeeded: rec.objects.count)))
+                                               keyEscaped: escaped, ordinal: ordinal,
+                                               firstObject: Int32(truncatingIfNeeded: rec.objects.count)))
     }
 
     /// `key(k, comma:)` for a member of the object of `f`, recorded.
     @inline(__always)
-    mutating func memberKey(_ k: JSONScanner.StringToken, comma: Bool, _ f: SpanFrame) {
+    mutating func memberKey(_ k: JSONScanner.StringToken, comma: Bool, _ f: SpanFrame,
+                            ordinal: UInt16 = PayloadSpans.noOrdinal) {
         spanEndValue(f)
         key(k, comma: comma)
-        spanKey(length: k.length, escaped: k.escaped)
+        spanKey(length: k.length, escaped: k.escaped, ordinal: ordinal)
     }
 
     mutating func memberKey(_ name: StaticString, comma: Bool, _ f: SpanFrame) {

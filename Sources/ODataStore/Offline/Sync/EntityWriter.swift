@@ -199,8 +199,8 @@ final class EntityWriter {
     /// root object itself (one entity), as the scanning `page` above reads them.
     private func page(_ sp: SpanPage, root: Int, table: EntityTable, expand: ExpandPlan,
                       isCollection: Bool) throws(Failure) -> Int {
-        spanKeys.removeAll(keepingCapacity: true)
-        lastSpanKeys = nil
+        spanTables.removeAll(keepingCapacity: true)
+        lastSpanTable = nil
         do throws(JSONError) {
             if !isCollection {
                 lastRowID = try entity(object: root, sp, table: table, expand: expand)
@@ -396,14 +396,14 @@ final class EntityWriter {
 
     private var lastKinds: (table: ObjectIdentifier, kinds: [ColumnKind])?
 
-    /// The spans path's member cache (`EntityWriter+Spans.swift`), per table: where each
-    /// member of the last entity written was in the current page and its column. Plain
-    /// offsets into the page (no arrays to retain per member): valid for one page only.
-    var spanKeys: [ObjectIdentifier: [SpanKey]] = [:]
-    /// The entry of `spanKeys` read or written last, kept in step with it: nearly every entity
-    /// of a page is of the page's table, so this one comparison replaces hashing the table's
-    /// identifier per entity (about 100 instructions per V4 entity).
-    var lastSpanKeys: (table: ObjectIdentifier, keys: [SpanKey])?
+    /// The spans path's memo per table (`EntityWriter+Spans.swift`): columns by member
+    /// ordinal, and where each member of the last entity was. Valid for one page only (the
+    /// ordinals and offsets are the page's): emptied when a page starts.
+    var spanTables: [ObjectIdentifier: SpanTableMemo] = [:]
+    /// The entry of `spanTables` read or written last: nearly every entity of a page is of
+    /// the page's table, so this one comparison replaces hashing the table's identifier per
+    /// entity (about 100 instructions per V4 entity).
+    var lastSpanTable: (table: ObjectIdentifier, memo: SpanTableMemo)?
     /// Cell arrays to reuse, one per level of expansion being written (no allocation per entity).
     var cellPool: [[CellValue?]] = []
 
