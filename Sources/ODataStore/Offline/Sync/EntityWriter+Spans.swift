@@ -172,20 +172,27 @@ extension EntityWriter {
         var d = draft(for: table)
         defer { giveBack(&d) }
         let memo = spanTable(table, ObjectIdentifier(table))
-        var position = 0
-        for m in members {
-            // A declared property the decoder numbered, with a column: one array read finds it.
-            // This loop does nothing else, so that it keeps its state in registers.
-            let ordinal = Int(m.ordinal)
-            if ordinal < memo.count {
-                let c = Int(memo.columns[ordinal])
-                if c >= 0 {
-                    d.cells[c] = try cell(m, memo.kinds[c], sp)
-                    continue
+        // The cells are moved out of the draft while its members are read, and written through
+        // a pointer: no uniqueness check of the array per value.
+        var cells: [CellValue?] = []
+        swap(&cells, &d.cells)
+        try cells.withUnsafeMutableBufferPointer { (cells) throws(JSONError) in
+            var position = 0
+            for m in members {
+                // A declared property the decoder numbered, with a column: one array read finds
+                // it. This loop does nothing else, so that it keeps its state in registers.
+                let ordinal = Int(m.ordinal)
+                if ordinal < memo.count {
+                    let c = Int(memo.columns[ordinal])
+                    if c >= 0 {
+                        cells[c] = try cell(m, memo.kinds[c], sp)
+                        continue
+                    }
                 }
+                try member(m, sp, table: table, expand: expand, memo: memo, &d, cells, position: &position)
             }
-            try member(m, sp, table: table, expand: expand, memo: memo, &d, position: &position)
         }
+        swap(&cells, &d.cells)
         return try write(table, &d, page: sp.page, at: Int(sp.spans.objects[o].end), top: top)
     }
 
@@ -196,7 +203,8 @@ extension EntityWriter {
     /// among them (`position`, the memo's `keys`), as in the last entity, before any hashing.
     @inline(never)
     private func member(_ m: PayloadSpans.Member, _ sp: SpanPage, table: EntityTable, expand: ExpandPlan, memo: SpanTableMemo,
-                        _ d: inout EntityDraft, position: inout Int) throws(JSONError) {
+                        _ d: inout EntityDraft, _ cells: UnsafeMutableBufferPointer<CellValue?>,
+                        position: inout Int) throws(JSONError) {
         let page = sp.page
         let u = sp.u
         let base = page.baseAddress!
@@ -204,7 +212,7 @@ extension EntityWriter {
         if ordinal < PayloadSpans.ordinalLimit, ordinal >= memo.count || memo.columns[ordinal] == SpanTableMemo.unresolved {
             let c = column(ordinal: ordinal, m, sp, table: table, memo: memo)
             if c >= 0 {
-                d.cells[c] = try cell(m, memo.kinds[c], sp)
+                cells[c] = try cell(m, memo.kinds[c], sp)
                 return
             }
         }
@@ -219,11 +227,11 @@ extension EntityWriter {
                 position += 1
                 let kind = memo.kinds[c.index]
                 if kind != .presence {
-                    d.cells[c.index] = try value(vs, ve, sp, kind)
+                    cells[c.index] = try value(vs, ve, sp, kind)
                     return
                 }
                 try complex(at: vs, candidate: Int(m.firstObject), sp, table: table, prefix: table.columns[c.index].pathText,
-                            presence: c.index, into: &d.cells)
+                            presence: c.index, into: cells)
                 return
             }
         }
@@ -276,9 +284,9 @@ extension EntityWriter {
             let kind = memo.kinds[index]
             if kind == .presence {
                 try complex(at: vs, candidate: Int(m.firstObject), sp, table: table, prefix: table.columns[index].pathText,
-                            presence: index, into: &d.cells)
+                            presence: index, into: cells)
             } else {
-                d.cells[index] = try value(vs, ve, sp, kind)
+                cells[index] = try value(vs, ve, sp, kind)
             }
         } else if index <= -2 {
             let item = expand.items[-2 - index]
@@ -299,10 +307,10 @@ extension EntityWriter {
 
     /// A flattened complex value at `vs`: its presence column and its members' columns.
     private func complex(at vs: Int, candidate: Int, _ sp: SpanPage, table: EntityTable, prefix: String,
-                         presence: Int, into cells: inout [CellValue?]) throws(JSONError) {
+                         presence: Int, into cells: UnsafeMutableBufferPointer<CellValue?>) throws(JSONError) {
         guard sp.page[vs] == UInt8(ascii: "{"), let o = sp.spans.object(at: vs, candidate: candidate) else {
             var s = sp.scanner(at: vs)
-            return try complex(&s, sp.page, table: table, prefix: prefix, presence: presence, into: &cells)
+            return try complex(&s, sp.page, table: table, prefix: prefix, presence: presence, into: cells)
         }
         cells[presence] = .integer(1)
         for m in sp.members(of: o) {
@@ -313,7 +321,7 @@ extension EntityWriter {
             let kind = table.columns[index].kind
             if kind == .presence {
                 try complex(at: Int(m.valueStart), candidate: Int(m.firstObject), sp, table: table, prefix: path,
-                            presence: index, into: &cells)
+                            presence: index, into: cells)
             } else {
                 cells[index] = try value(Int(m.valueStart), Int(m.valueEnd), sp, kind)
             }
@@ -341,6 +349,10 @@ extension EntityWriter {
         }
         let first = sp.page[vs]
         if first == UInt8(ascii: "n") { return .null }
+        if kind != .json {
+            if first == UInt8(ascii: "t") { return .integer(1) }
+            if first == UInt8(ascii: "f") { return .integer(0) }
+        }
         if kind == .integer, first == UInt8(ascii: "-") || (first >= 0x30 && first <= 0x39) {
             if let v = JSONNumber.int64(UnsafeBufferPointer(rebasing: sp.page[vs..<ve])) { return .integer(v) }
             return .raw(vs..<ve)

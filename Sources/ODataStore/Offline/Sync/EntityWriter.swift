@@ -294,7 +294,9 @@ final class EntityWriter {
             if index >= 0 {
                 let kind = kinds[index]
                 if kind == .presence {
-                    try complex(&s, page, table: table, prefix: table.columns[index].pathText, presence: index, into: &d.cells)
+                    try d.cells.withUnsafeMutableBufferPointer { (cells) throws(JSONError) in
+                        try complex(&s, page, table: table, prefix: table.columns[index].pathText, presence: index, into: cells)
+                    }
                 } else {
                     d.cells[index] = try value(&s, page, kind)
                 }
@@ -433,7 +435,7 @@ final class EntityWriter {
 
     /// A flattened complex value: its presence column and its members' columns.
     func complex(_ s: inout JSONScanner, _ page: UnsafeBufferPointer<UInt8>, table: EntityTable, prefix: String,
-                         presence: Int, into cells: inout [CellValue?]) throws(JSONError) {
+                         presence: Int, into cells: UnsafeMutableBufferPointer<CellValue?>) throws(JSONError) {
         if try s.peek() == UInt8(ascii: "n") {
             _ = try s.scanLiteral()
             cells[presence] = .null
@@ -456,7 +458,7 @@ final class EntityWriter {
             }
             let kind = table.columns[index].kind
             if kind == .presence {
-                try complex(&s, page, table: table, prefix: path, presence: index, into: &cells)
+                try complex(&s, page, table: table, prefix: path, presence: index, into: cells)
             } else {
                 cells[index] = try value(&s, page, kind)
             }
