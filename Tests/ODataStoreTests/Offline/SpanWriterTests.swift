@@ -189,6 +189,21 @@ struct SpanWriterTests {
         #expect(rows > 15)
     }
 
+    /// A member spelled twice in one entity never reaches the writer: the decode fails, with
+    /// spans as without (the ordinals then never name two values of one entity).
+    @Test func duplicateMembersAreRefusedWithSpans() throws {
+        let model = try FilterSQLModelFeatureTests.model()
+        for body in [#"{"value":[{"ID":1,"Name":"a"},{"ID":2,"Name":"b","Name":"c"}]}"#,
+                     #"{"value":[{"ID":1,"Big":"1","Big":2}]}"#] {
+            for spans in [true, false] {
+                #expect(throws: (any Error).self, "\(body)") {
+                    try PayloadDecoder.decode(Array(body.utf8), contentType: "application/json", version: .v4, model: model,
+                                              entitySet: "Items", target: .entities, spans: spans)
+                }
+            }
+        }
+    }
+
     /// The decoder gives the writer what its shortcuts use (so the tests above exercise them):
     /// ordinals for declared properties (the same one for the same name in every entity, none
     /// for control information, dynamic or escaped names) and the plain-string mark for strings
