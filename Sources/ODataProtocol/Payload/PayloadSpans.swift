@@ -13,6 +13,11 @@
 /// (values copied unchanged, e.g. inside a geography value) simply have no entry; consumers
 /// read such values from the text.
 ///
+/// Each member also says what the decoder already knew of it, so the consumer need not find it
+/// again: the declared property it is (`Member.ordinal`, numbered per payload) and whether its
+/// value is a string without escapes (`Member.valueKind`). A consumer keeps whatever it maps
+/// ordinals to for one payload only.
+///
 /// Only JSON bodies get spans (V4 JSON, V2 verbose JSON); Atom bodies and results that are not
 /// one object at the top level (`{"value": <primitive>}` and the like) have none (`spans` is
 /// nil or `root` is nil). Immutable value; offsets are `Int32` (a body too large for them gets
