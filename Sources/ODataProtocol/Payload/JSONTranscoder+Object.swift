@@ -110,7 +110,7 @@ extension JSONTranscoder {
         var seenBits: UInt64 = 0
         // Per key only trivial values are read (no reference counting): the declared type's
         // member slots and names, its member-order memo, whether `current` is still `declared`.
-        let chain = declared.map { chainBase($0) } ?? -1
+        let (chain, ordinals) = declared.map { chainBase($0) } ?? (-1, -1)
         let slots = declared?.slotPointer
         let names = declared?.namePointer
         var sameType = true
@@ -140,7 +140,7 @@ extension JSONTranscoder {
                         let slot = slots[number]
                         if slot.isPlain {
                             try writeDeclaredMember(k, declared, number, slot, hintKey: hintKey, hint: hint,
-                                                    keysSeen: &keysSeen, wrote: &wrote, sf)
+                                                    keysSeen: &keysSeen, wrote: &wrote, sf, ordinals: ordinals)
                             continue
                         }
                     }
@@ -175,7 +175,7 @@ extension JSONTranscoder {
                     if s.equals(k, "reason") {
                         let start = out.count
                         ascii("{\"reason\":"); try copyValue(); byte(UInt8(ascii: "}"))
-                        h.rareFields().removed = out.array(start..<out.count); out.truncate(to: start)
+                        h.rareFields().removed = out.array(start..<out.count); out.truncate(to: start); plainStringEnd = -1
                         continue
                     }
                     if s.equals(k, "when") { try s.skipValue(); continue }
@@ -227,7 +227,7 @@ extension JSONTranscoder {
     @inline(__always)
     mutating func writeDeclaredMember(_ k: JSONScanner.StringToken, _ declared: PayloadTypeInfo?, _ number: Int, _ slot: PayloadMemberSlot,
                                       hintKey: JSONScanner.StringToken?, hint: (PayloadMember.Kind, Bool),
-                                      keysSeen: inout Int, wrote: inout Bool, _ sf: SpanFrame) throws(JSONError) {
+                                      keysSeen: inout Int, wrote: inout Bool, _ sf: SpanFrame, ordinals: Int) throws(JSONError) {
         if slot.isKey { keysSeen += 1 }
         if slot.isNavigation, let d = declared {
             let m = d.memberList[number]
@@ -235,7 +235,8 @@ extension JSONTranscoder {
                 return try writeNavigation(k, targetName: target, collection: m.isCollection, &wrote, sf)
             }
         }
-        memberKey(k, comma: wrote, sf)
+        // The member's ordinal (the key is unescaped here): its name for the spans' consumer.
+        memberKey(k, comma: wrote, sf, ordinal: ordinals >= 0 ? UInt16(truncatingIfNeeded: ordinals &+ number) : PayloadSpans.noOrdinal)
         wrote = true
         if let hk = hintKey, hk.length == k.length, memcmpEqual(hk.start, k.start, k.length) {
             try writeValue(hint.0, collection: hint.1)
@@ -346,6 +347,7 @@ extension JSONTranscoder {
             try copyValue()
             h.rareFields().removed = out.array(start..<out.count)
             out.truncate(to: start)
+            plainStringEnd = -1
             h.isTombstone = true
         case .count where role == .topLevel: top.count = try readScalarText()
         case .nextLink where role == .topLevel: top.nextLink = try readLink()

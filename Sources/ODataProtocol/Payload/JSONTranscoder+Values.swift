@@ -102,6 +102,7 @@ extension JSONTranscoder {
             if isNumber {
                 let r = try s.scanNumber()
                 byte(UInt8(ascii: "\"")); rawBytes(r); byte(UInt8(ascii: "\""))
+                plainStringEnd = out.count
                 return
             }
         case .int16, .int32, .byte, .sbyte:

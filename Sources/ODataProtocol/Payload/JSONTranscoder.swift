@@ -63,6 +63,12 @@ struct JSONTranscoder {
     /// Whether `PayloadSpans` are recorded into `rec` while writing (`JSONTranscoder+Spans.swift`).
     let recording: Bool
     var rec: SpanRecorder
+    /// Where in `out` the last string known to have no escape sequence ends (`rawString` of a
+    /// token without escapes, a number quoted as a string), -1 after one that may have some or
+    /// when `out` was cut back: a value that ends there is that string (only a string ends with
+    /// a quote), `PayloadSpans.plainString` (`spanEndValue`). Everything written later lies
+    /// after it, as `out` only grows (an insertion moves the end further).
+    var plainStringEnd = -1
 
     init(scanner: JSONScanner, version: ODataVersion, index: PayloadModelIndex?, capacity: Int, spans: Bool = false) {
         s = scanner
@@ -85,13 +91,17 @@ struct JSONTranscoder {
     /// Appends the raw span of a string token, quotes included (already valid JSON).
     @inline(__always) mutating func rawString(_ t: JSONScanner.StringToken) {
         out.appendQuoted(s.base + t.start, count: t.length)
+        plainStringEnd = t.escaped ? -1 : out.count
     }
 
     @inline(__always) mutating func rawBytes(_ r: Range<Int>) {
         out.append(UnsafeBufferPointer(start: s.base + r.lowerBound, count: r.count))
     }
 
-    mutating func string(_ text: String) { out.appendString(text) }
+    mutating func string(_ text: String) {
+        plainStringEnd = -1
+        out.appendString(text)
+    }
 
     /// `"name":` with a leading comma when `comma`.
     @inline(__always) mutating func key(_ t: JSONScanner.StringToken, comma: Bool) {
@@ -247,13 +257,17 @@ struct JSONTranscoder {
     /// Where `type`'s member-order memo starts in `chains` (made on first use), or -1 (no memo:
     /// more than 16 types met, or a type of more than 1,024 members, whose memo would cost more
     /// to set up per decode than hashing its keys).
-    mutating func chainBase(_ type: PayloadTypeInfo) -> Int {
-        for c in chainTypes where c.type === type { return c.base }
-        guard chainTypes.count < 16, type.memberSlots.count <= 1024 else { return -1 }
+    ///
+    /// `ordinals`: what the spans' member ordinals of `type` start at (its place among the types
+    /// with a memo, times 1,024: `PayloadSpans.Member.ordinal` is that plus the member's
+    /// number), -1 without a memo.
+    mutating func chainBase(_ type: PayloadTypeInfo) -> (base: Int, ordinals: Int) {
+        for (i, c) in chainTypes.enumerated() where c.type === type { return (c.base, i &* 1024) }
+        guard chainTypes.count < 16, type.memberSlots.count <= 1024 else { return (-1, -1) }
         let base = chains.count
         chains.append(contentsOf: repeatElement(-1, count: type.memberSlots.count + 1))
         chainTypes.append((type, base))
-        return base
+        return (base, (chainTypes.count - 1) &* 1024)
     }
 
     /// The number of `type`'s member whose name is `k`'s raw spelling, or nil. The member that

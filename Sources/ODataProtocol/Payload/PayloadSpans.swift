@@ -13,6 +13,11 @@
 /// (values copied unchanged, e.g. inside a geography value) simply have no entry; consumers
 /// read such values from the text.
 ///
+/// Each member also says what the decoder already knew of it, so the consumer need not find it
+/// again: the declared property it is (`Member.ordinal`, numbered per payload) and whether its
+/// value is a string without escapes (`Member.valueKind`). A consumer keeps whatever it maps
+/// ordinals to for one payload only.
+///
 /// Only JSON bodies get spans (V4 JSON, V2 verbose JSON); Atom bodies and results that are not
 /// one object at the top level (`{"value": <primitive>}` and the like) have none (`spans` is
 /// nil or `root` is nil). Immutable value; offsets are `Int32` (a body too large for them gets
@@ -27,10 +32,31 @@ public struct PayloadSpans: Sendable, Equatable {
         public var valueEnd: Int32
         /// The name contains an escape sequence.
         public var keyEscaped: Bool
+        /// What the decoder knew of the value as it wrote it, so that a consumer need not look
+        /// again: `PayloadSpans.plainString` (a string with no escape sequence between its
+        /// quotes), or 0 (nothing said: read the text).
+        public var valueKind: UInt8 = 0
+        /// The member's declared property, numbered for this payload: two members with the same
+        /// ordinal have the same name, spelled without escapes (a consumer resolves a name once
+        /// per payload and then looks the ordinal up). `PayloadSpans.noOrdinal` when the decoder
+        /// did not resolve the member as a declared property of the object's type (control
+        /// information, annotations, dynamic or escaped names, navigations, objects of a
+        /// derived type after their `@odata.type`). Always below `PayloadSpans.ordinalLimit`
+        /// otherwise. Held in the padding of the fields around it: a member stays 24 bytes.
+        public var ordinal: UInt16 = PayloadSpans.noOrdinal
         /// The number of objects recorded before the value started: the index the value's own
         /// object, or its array's first object element, has when they are recorded.
         public var firstObject: Int32
     }
+
+    /// `Member.valueKind` of a string value whose text between its quotes has no escape
+    /// sequence (a backslash): its bytes are its characters' UTF-8.
+    public static let plainString: UInt8 = 1
+    /// `Member.ordinal` of a member the decoder did not resolve.
+    public static let noOrdinal: UInt16 = .max
+    /// Every resolved `Member.ordinal` is below this (16 declared types of up to 1,024 members
+    /// each are numbered per payload).
+    public static let ordinalLimit = 16 * 1024
 
     public struct Object: Sendable, Equatable, BitwiseCopyable {
         /// Offset of the `{`.

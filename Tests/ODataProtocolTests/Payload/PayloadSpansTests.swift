@@ -12,6 +12,7 @@ import Testing
         guard let spans = payload.spans else { return 0 }
         let text = payload.utf8
         var problems: [String] = []
+        var names: [UInt16: [UInt8]] = [:]
         text.withUnsafeBufferPointer { page in
             guard let base = page.baseAddress else { return }
             for (i, o) in spans.objects.enumerated() {
@@ -34,9 +35,32 @@ import Testing
                     continue
                 }
                 if s.pos != Int(o.end) { problems.append("object \(i) ends at \(s.pos), recorded \(o.end)") }
-                let recorded = spans.members[Int(o.firstMember)..<Int(o.firstMember + o.memberCount)].map {
+                let own = spans.members[Int(o.firstMember)..<Int(o.firstMember + o.memberCount)]
+                // What the decoder says of a value and a name must be what the text holds: a
+                // plain string has quotes and no backslash between them; an ordinal names one
+                // spelling, never escaped, in the whole payload.
+                for m in own {
+                    let key = Array(page[Int(m.keyStart)..<Int(m.keyEnd)])
+                    if m.valueKind == PayloadSpans.plainString {
+                        let v = page[Int(m.valueStart)..<Int(m.valueEnd)]
+                        if v.count < 2 || v.first != UInt8(ascii: "\"") || v.last != UInt8(ascii: "\"") || v.contains(UInt8(ascii: "\\")) {
+                            problems.append("object \(i): a plain string \(String(decoding: v, as: UTF8.self))")
+                        }
+                    } else if m.valueKind != 0 {
+                        problems.append("object \(i): value kind \(m.valueKind)")
+                    }
+                    guard m.ordinal != PayloadSpans.noOrdinal else { continue }
+                    if Int(m.ordinal) >= PayloadSpans.ordinalLimit || m.keyEscaped { problems.append("object \(i): ordinal \(m.ordinal) of an escaped key") }
+                    if let named = names[m.ordinal], named != key {
+                        problems.append("ordinal \(m.ordinal) names \(String(decoding: named, as: UTF8.self)) and \(String(decoding: key, as: UTF8.self))")
+                    }
+                    names[m.ordinal] = key
+                }
+                let recorded = own.map {
                     var m = $0
                     m.firstObject = 0
+                    m.valueKind = 0
+                    m.ordinal = PayloadSpans.noOrdinal
                     return m
                 }
                 if recorded != found { problems.append("object \(i) at \(o.start): members \(recorded) != \(found)") }

@@ -150,4 +150,84 @@ struct SpanWriterTests {
             Page(body: Array(##"{"value":[{"ID":"p1","Name":"Ann","Nick":"annie","Age":30},{"ID":"p\"2","@odata.type":"#Rich.Person"}]}"##.utf8),
                  contentType: "application/json")], expectSpans: true)
     }
+
+    /// Pages that try to fool the spans path's shortcuts (columns found by the decoder's member
+    /// ordinals, strings the decoder marked as having no escapes): members in another order in
+    /// every entity, a name spelled twice (plainly, then escaped: the later one wins), escapes
+    /// in names and values, an Int64 sent as a string, as a number and too large for Int64,
+    /// numbers and booleans sent as strings, special doubles, nulls, members before and after
+    /// a derived type's `@odata.type`, dynamic members, annotations, nested complex values and
+    /// expansions, and a second page whose objects meet their types in another order (the
+    /// ordinals are numbered per page). Each must be stored as the scanning path stores it.
+    @Test func hostileV4Pages() throws {
+        let metadata = Array(FilterSQLModelFeatureTests.metadata.utf8)
+        let model = try FilterSQLModelFeatureTests.model()
+        let first = ##"""
+        {"value":[
+          {"ID":1,"Name":"a","Big":"9223372036854775807","Small":1,"Flag":true,"Price":"1.50","Ratio":"INF","Weight":2.5},
+          {"Big":12,"Name":"b\"q","ID":2,"Flag":"true","Ratio":1e308,"Price":2,"Owner":{"Name":"O\u0041","ID":"p\\1","Age":3}},
+          {"Name":"c","N\u0061me":"escaped wins","ID":3,"Big":99999999999999999999,"Ratio":"NaN","Small":"7"},
+          {"ID":4,"Name":null,"Big":null,"Ratio":null,"Weight":"-INF","Tags":["x\\y"],"Home":{"Zip":"12","City":"q\"uote","Geo":{"Lon":1,"Lat":"INF"}}},
+          {"@odata.type":"#Rich.SpecialItem","ID":5,"Extra":"e","Name":"after type","Big":"5"},
+          {"Name":"before type","Big":6,"@odata.type":"#Rich.VerySpecialItem","ID":6,"Extra":"e2","Level":1,"Dyn":"d"},
+          {"ID":7,"Name":"\u00e9t\u00e9","Big":"-12","Weight":"1.5","Small":"2","Data":"AAEC","Name@odata.type":"#String","Span":"PT1S"},
+          {"Price":1.00000000000000000001,"Name":"","Big":-9223372036854775808,"ID":8,"Flag":0,"Owner":null,
+           "Children":[{"Name":"child","ID":9,"Big":"1"},{"ID":10,"Big":2,"Home":null,"Name":"\/slash"}]},
+          {"ID":11,"Big":"12345678901234567890","Ratio":"1e5","Color":"Red","When":"2024-01-01T00:00:00Z","Day":"2024-01-01"}
+        ]}
+        """##
+        let second = ##"""
+        {"value":[
+          {"Owner":{"ID":"p9","Name":"first type met: Person"},"Home":{"Geo":{"Lat":1},"City":"c"},"ID":12,"Name":"n","Big":1},
+          {"Children":[{"ID":13,"Name":"x"}],"ID":1,"Big":"77","Name":"updated"},
+          {"ID":2,"Name":"b again","N\u0061me":"escaped again","Big":3}
+        ]}
+        """##
+        let pages = [first, second].map { Page(body: Array($0.utf8), contentType: "application/json") }
+        let rows = try Self.compare(model: model, metadata: metadata, version: .v4,
+                                    definition: "Items?$expand=Children,Owner", pages: pages, expectSpans: true)
+        #expect(rows > 15)
+    }
+
+    /// A member spelled twice in one entity never reaches the writer: the decode fails, with
+    /// spans as without (the ordinals then never name two values of one entity).
+    @Test func duplicateMembersAreRefusedWithSpans() throws {
+        let model = try FilterSQLModelFeatureTests.model()
+        for body in [#"{"value":[{"ID":1,"Name":"a"},{"ID":2,"Name":"b","Name":"c"}]}"#,
+                     #"{"value":[{"ID":1,"Big":"1","Big":2}]}"#] {
+            for spans in [true, false] {
+                #expect(throws: (any Error).self, "\(body)") {
+                    try PayloadDecoder.decode(Array(body.utf8), contentType: "application/json", version: .v4, model: model,
+                                              entitySet: "Items", target: .entities, spans: spans)
+                }
+            }
+        }
+    }
+
+    /// The decoder gives the writer what its shortcuts use (so the tests above exercise them):
+    /// ordinals for declared properties (the same one for the same name in every entity, none
+    /// for control information, dynamic or escaped names) and the plain-string mark for strings
+    /// without escapes (an Int64 the decoder quotes included), never for one with escapes.
+    @Test func decoderMarksOrdinalsAndPlainStrings() throws {
+        let model = try FilterSQLModelFeatureTests.model()
+        let body = ##"{"value":[{"@odata.etag":"W/\"1\"","ID":1,"Name":"plain","Big":5,"Dyn":"x"},{"Name":"esc\"aped","ID":2,"N\u0061me":"y"}]}"##
+        let payload = try PayloadDecoder.decode(Array(body.utf8), contentType: "application/json", version: .v4, model: model,
+                                                entitySet: "Items", target: .entities, spans: true)
+        let spans = try #require(payload.spans)
+        let text = payload.utf8
+        var byName: [String: [PayloadSpans.Member]] = [:]
+        for m in spans.members {
+            byName[String(decoding: text[Int(m.keyStart)..<Int(m.keyEnd)], as: UTF8.self), default: []].append(m)
+        }
+        let names = try #require(byName["Name"])
+        #expect(names.count == 2 && names[0].ordinal == names[1].ordinal && names[0].ordinal != PayloadSpans.noOrdinal)
+        #expect(names[0].valueKind == PayloadSpans.plainString)
+        #expect(names[1].valueKind == 0)
+        #expect(byName["ID"]?.allSatisfy { $0.ordinal != PayloadSpans.noOrdinal && $0.valueKind == 0 } == true)
+        #expect(byName["Big"]?.first?.valueKind == PayloadSpans.plainString)  // written "5"
+        #expect(byName["@odata.etag"]?.first?.ordinal == PayloadSpans.noOrdinal)
+        #expect(byName["Dyn"]?.first?.ordinal == PayloadSpans.noOrdinal)
+        #expect(byName["N\\u0061me"]?.first?.ordinal == PayloadSpans.noOrdinal)
+        #expect(MemoryLayout<PayloadSpans.Member>.stride == 24)
+    }
 }

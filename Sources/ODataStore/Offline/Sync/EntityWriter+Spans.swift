@@ -41,6 +41,49 @@ struct SpanKey {
     var index: Int
 }
 
+/// The spans path's memo for one table while one page is written (`EntityWriter.spanTables`):
+/// the column of each member ordinal the page's decoder gave (`PayloadSpans.Member.ordinal`),
+/// so a declared property's column is one array read per member (no name compared), and the
+/// position cache (`SpanKey`) for the members that have no ordinal. Owned by one writer, on
+/// the database thread; made per page (the ordinals and offsets are the page's).
+final class SpanTableMemo {
+    /// `SpanKey` per position among the members read by name, as in the last entity.
+    var keys: [SpanKey] = []
+    /// Per ordinal: its column when the member is a column read as one value, -1 when it is
+    /// not (a flattened complex value's presence column, an expansion, a name with no
+    /// column: read by name), `unresolved` until the first member with that ordinal.
+    private(set) var columns: UnsafeMutablePointer<Int32>
+    private(set) var count = 0
+    /// Each column's kind, by column index.
+    let kinds: UnsafeMutablePointer<ColumnKind>
+    private let kindCount: Int
+    static let unresolved = Int32.min
+
+    init(kinds: [ColumnKind]) {
+        kindCount = kinds.count
+        self.kinds = .allocate(capacity: max(kinds.count, 1))
+        self.kinds.initialize(from: kinds, count: kinds.count)
+        columns = .allocate(capacity: 1)
+    }
+
+    deinit {
+        kinds.deinitialize(count: kindCount)
+        kinds.deallocate()
+        columns.deallocate()
+    }
+
+    /// Makes room for ordinals below `n` (new ones unresolved).
+    func grow(to n: Int) {
+        guard n > count else { return }
+        let p = UnsafeMutablePointer<Int32>.allocate(capacity: n)
+        p.update(from: columns, count: count)
+        (p + count).initialize(repeating: Self.unresolved, count: n - count)
+        columns.deallocate()
+        columns = p
+        count = n
+    }
+}
+
 /// The writer's path through a page with spans: each entity's members come from its object's
 /// spans instead of the scanner, with the same decisions, member by member, as the scanning
 /// path in `EntityWriter.swift` (the two must stay in step: `SpanWriterTests` writes every
@@ -93,131 +136,181 @@ extension EntityWriter {
         bytes.count == text.utf8CodeUnitCount && memcmp(bytes.baseAddress!, text.utf8Start, bytes.count) == 0
     }
 
+    /// The memo of `table` for this page (made on first use).
+    @inline(__always)
+    private func spanTable(_ table: EntityTable, _ id: ObjectIdentifier) -> SpanTableMemo {
+        if let last = lastSpanTable, last.table == id { return last.memo }
+        let memo: SpanTableMemo
+        if let m = spanTables[id] {
+            memo = m
+        } else {
+            memo = SpanTableMemo(kinds: columnKinds(table))
+            spanTables[id] = memo
+        }
+        lastSpanTable = (id, memo)
+        return memo
+    }
+
+    /// The column member `m` (with an ordinal) is read into as one value, or -1; resolved by
+    /// its name once per page and ordinal.
+    private func column(ordinal: Int, _ m: PayloadSpans.Member, _ sp: SpanPage, table: EntityTable,
+                        memo: SpanTableMemo) -> Int {
+        memo.grow(to: ordinal + 1)
+        let name = sp.u.string(JSONScanner.StringToken(start: Int(m.keyStart), end: Int(m.keyEnd), escaped: false))
+        var column: Int32 = -1
+        if let index = topLevel(table)[name], memo.kinds[index] != .presence { column = Int32(index) }
+        memo.columns[ordinal] = column
+        return Int(column)
+    }
+
     /// `entity(_:_:table:expand:)` for the recorded object `o`.
     func entity(object o: Int, _ sp: SpanPage, table: EntityTable, expand: ExpandPlan, top: Bool = false) throws(JSONError) -> Int64? {
-        let page = sp.page
-        let u = sp.u
         let members = sp.members(of: o)
         guard !members.isEmpty else {
             throw JSONError(offset: Int(sp.spans.objects[o].start) + 1, message: "an entity without properties")
         }
         var d = draft(for: table)
         defer { giveBack(&d) }
-        let id = ObjectIdentifier(table)
-        var cache: [SpanKey]
-        let memoHit: Bool
-        if let last = lastSpanKeys, last.table == id {
-            cache = last.keys
-            memoHit = true
-        } else {
-            cache = spanKeys[id] ?? []
-            memoHit = false
-        }
-        var cacheChanged = false
-        let kinds = columnKinds(table)
-        var position = 0
-        let base = page.baseAddress!
-        for m in members {
-            let ks = Int(m.keyStart)
-            let ke = Int(m.keyEnd)
-            let vs = Int(m.valueStart)
-            let ve = Int(m.valueEnd)
-            // The common case first: a property at the position it had in the last entity.
-            if position < cache.count, !m.keyEscaped {
-                let c = cache[position]
-                if c.index >= 0, c.end - c.start == ke - ks, ShortBytes.equal(base + c.start, base + ks, count: ke - ks) {
-                    position += 1
-                    let kind = kinds[c.index]
-                    if kind != .presence {
-                        d.cells[c.index] = try value(vs, ve, sp, kind)
+        let memo = spanTable(table, ObjectIdentifier(table))
+        // The cells are moved out of the draft while its members are read, and written through
+        // a pointer: no uniqueness check of the array per value.
+        var cells: [CellValue?] = []
+        swap(&cells, &d.cells)
+        try cells.withUnsafeMutableBufferPointer { (cells) throws(JSONError) in
+            var position = 0
+            for m in members {
+                // A declared property the decoder numbered, with a column: one array read finds
+                // it. This loop does nothing else, so that it keeps its state in registers.
+                let ordinal = Int(m.ordinal)
+                if ordinal < memo.count {
+                    let c = Int(memo.columns[ordinal])
+                    if c >= 0 {
+                        cells[c] = try cell(m, memo.kinds[c], sp)
                         continue
                     }
-                    try complex(at: vs, candidate: Int(m.firstObject), sp, table: table, prefix: table.columns[c.index].pathText,
-                                presence: c.index, into: &d.cells)
-                    continue
                 }
-            }
-            let key = JSONScanner.StringToken(start: ks, end: ke, escaped: m.keyEscaped)
-            let keyBytes = UnsafeBufferPointer(rebasing: page[key.start..<key.end])
-            if !key.escaped, let first = keyBytes.first, first == UInt8(ascii: "@") {
-                if Self.bytes(keyBytes, are: "@odata.etag") {
-                    d.etag = try text(vs, ve, sp)
-                } else if u.equals(key, "@odata.removed") {
-                    d.removed = true
-                } else if u.equals(key, "@odata.id"), let t = sp.string(vs, ve) {
-                    d.odataID = u.string(t)
-                    appendExtra(&d, page, key, vs, ve)
-                } else if u.equals(key, "@odata.type") {
-                    guard let t = sp.string(vs, ve) else { throw JSONError(offset: vs, message: "expected a string") }
-                    var name = u.string(t)
-                    if name.hasPrefix("#") { name.removeFirst() }
-                    if name != table.entityType { d.type = arenaText(name) }
-                } else {
-                    appendExtra(&d, page, key, vs, ve)
-                }
-                continue
-            }
-            if !key.escaped, let at = keyBytes.firstIndex(of: UInt8(ascii: "@")) {
-                // A property annotation: a nested next link means the expansion is partial.
-                let name = String(decoding: UnsafeBufferPointer(rebasing: keyBytes[..<at]), as: UTF8.self)
-                let annotation = String(decoding: UnsafeBufferPointer(rebasing: keyBytes[at...]), as: UTF8.self)
-                if annotation == "@odata.nextLink" { d.incomplete.insert(name) }
-                if !(expand.item(named: name) != nil && annotation.hasPrefix("@odata.")) {
-                    appendExtra(&d, page, key, vs, ve)
-                }
-                continue
-            }
-            // A property or an expanded navigation: find its column (cached by position).
-            var index = -1
-            if position < cache.count, !key.escaped, cache[position].end - cache[position].start == keyBytes.count,
-               ShortBytes.equal(base + cache[position].start, base + ks, count: ke - ks) {
-                index = cache[position].index
-            } else {
-                cacheChanged = true
-                let name = u.string(key)
-                index = topLevel(table)[name] ?? -1
-                if index < 0, let item = expand.item(named: name) {
-                    index = -2 - (expand.items.firstIndex { $0.link.name == item.link.name } ?? 0)
-                }
-                let entry = SpanKey(start: ks, end: ke, index: index)
-                if position < cache.count { cache[position] = entry } else { cache.append(entry) }
-            }
-            position += 1
-            if index >= 0 {
-                let kind = kinds[index]
-                if kind == .presence {
-                    try complex(at: vs, candidate: Int(m.firstObject), sp, table: table, prefix: table.columns[index].pathText,
-                                presence: index, into: &d.cells)
-                } else {
-                    d.cells[index] = try value(vs, ve, sp, kind)
-                }
-            } else if index <= -2 {
-                let item = expand.items[-2 - index]
-                var children: [Int64] = []
-                if page[vs] == UInt8(ascii: "[") {
-                    try entities(inArrayAt: vs, candidate: Int(m.firstObject), sp, table: item.link.target, expand: item.nested) {
-                        if let rid = $0 { children.append(rid) }
-                    }
-                } else if let rid = try entity(at: vs, candidate: Int(m.firstObject), sp, table: item.link.target, expand: item.nested) {
-                    children.append(rid)
-                }
-                d.navigations.append((item, children, item.isComplete))
-            } else {
-                // A member the schema does not know (an open type's dynamic property).
-                appendExtra(&d, page, key, vs, ve)
+                try member(m, sp, table: table, expand: expand, memo: memo, &d, cells, position: &position)
             }
         }
-        if cacheChanged { spanKeys[id] = cache }
-        if cacheChanged || !memoHit { lastSpanKeys = (id, cache) }
-        return try write(table, &d, page: page, at: Int(sp.spans.objects[o].end), top: top)
+        swap(&cells, &d.cells)
+        return try write(table, &d, page: sp.page, at: Int(sp.spans.objects[o].end), top: top)
+    }
+
+    /// A member of an entity (`entity(object:)`) that is not a column found by its ordinal:
+    /// an ordinal met for the first time, control information, annotations, flattened complex
+    /// values, expansions, unknown members, the members of a page with no ordinals (V2, or a
+    /// type beyond the decoder's 16). The members read by name are found by their position
+    /// among them (`position`, the memo's `keys`), as in the last entity, before any hashing.
+    @inline(never)
+    private func member(_ m: PayloadSpans.Member, _ sp: SpanPage, table: EntityTable, expand: ExpandPlan, memo: SpanTableMemo,
+                        _ d: inout EntityDraft, _ cells: UnsafeMutableBufferPointer<CellValue?>,
+                        position: inout Int) throws(JSONError) {
+        let page = sp.page
+        let u = sp.u
+        let base = page.baseAddress!
+        let ordinal = Int(m.ordinal)
+        if ordinal < PayloadSpans.ordinalLimit, ordinal >= memo.count || memo.columns[ordinal] == SpanTableMemo.unresolved {
+            let c = column(ordinal: ordinal, m, sp, table: table, memo: memo)
+            if c >= 0 {
+                cells[c] = try cell(m, memo.kinds[c], sp)
+                return
+            }
+        }
+        let ks = Int(m.keyStart)
+        let ke = Int(m.keyEnd)
+        let vs = Int(m.valueStart)
+        let ve = Int(m.valueEnd)
+        // The common case first: a property at the position it had in the last entity.
+        if position < memo.keys.count, !m.keyEscaped {
+            let c = memo.keys[position]
+            if c.index >= 0, c.end - c.start == ke - ks, ShortBytes.equal(base + c.start, base + ks, count: ke - ks) {
+                position += 1
+                let kind = memo.kinds[c.index]
+                if kind != .presence {
+                    cells[c.index] = try value(vs, ve, sp, kind)
+                    return
+                }
+                try complex(at: vs, candidate: Int(m.firstObject), sp, table: table, prefix: table.columns[c.index].pathText,
+                            presence: c.index, into: cells)
+                return
+            }
+        }
+        let key = JSONScanner.StringToken(start: ks, end: ke, escaped: m.keyEscaped)
+        let keyBytes = UnsafeBufferPointer(rebasing: page[key.start..<key.end])
+        if !key.escaped, let first = keyBytes.first, first == UInt8(ascii: "@") {
+            if Self.bytes(keyBytes, are: "@odata.etag") {
+                d.etag = try text(vs, ve, sp)
+            } else if u.equals(key, "@odata.removed") {
+                d.removed = true
+            } else if u.equals(key, "@odata.id"), let t = sp.string(vs, ve) {
+                d.odataID = u.string(t)
+                appendExtra(&d, page, key, vs, ve)
+            } else if u.equals(key, "@odata.type") {
+                guard let t = sp.string(vs, ve) else { throw JSONError(offset: vs, message: "expected a string") }
+                var name = u.string(t)
+                if name.hasPrefix("#") { name.removeFirst() }
+                if name != table.entityType { d.type = arenaText(name) }
+            } else {
+                appendExtra(&d, page, key, vs, ve)
+            }
+            return
+        }
+        if !key.escaped, let at = keyBytes.firstIndex(of: UInt8(ascii: "@")) {
+            // A property annotation: a nested next link means the expansion is partial.
+            let name = String(decoding: UnsafeBufferPointer(rebasing: keyBytes[..<at]), as: UTF8.self)
+            let annotation = String(decoding: UnsafeBufferPointer(rebasing: keyBytes[at...]), as: UTF8.self)
+            if annotation == "@odata.nextLink" { d.incomplete.insert(name) }
+            if !(expand.item(named: name) != nil && annotation.hasPrefix("@odata.")) {
+                appendExtra(&d, page, key, vs, ve)
+            }
+            return
+        }
+        // A property or an expanded navigation: find its column (cached by position).
+        var index = -1
+        if position < memo.keys.count, !key.escaped, memo.keys[position].end - memo.keys[position].start == keyBytes.count,
+           ShortBytes.equal(base + memo.keys[position].start, base + ks, count: ke - ks) {
+            index = memo.keys[position].index
+        } else {
+            let name = u.string(key)
+            index = topLevel(table)[name] ?? -1
+            if index < 0, let item = expand.item(named: name) {
+                index = -2 - (expand.items.firstIndex { $0.link.name == item.link.name } ?? 0)
+            }
+            let entry = SpanKey(start: ks, end: ke, index: index)
+            if position < memo.keys.count { memo.keys[position] = entry } else { memo.keys.append(entry) }
+        }
+        position += 1
+        if index >= 0 {
+            let kind = memo.kinds[index]
+            if kind == .presence {
+                try complex(at: vs, candidate: Int(m.firstObject), sp, table: table, prefix: table.columns[index].pathText,
+                            presence: index, into: cells)
+            } else {
+                cells[index] = try value(vs, ve, sp, kind)
+            }
+        } else if index <= -2 {
+            let item = expand.items[-2 - index]
+            var children: [Int64] = []
+            if page[vs] == UInt8(ascii: "[") {
+                try entities(inArrayAt: vs, candidate: Int(m.firstObject), sp, table: item.link.target, expand: item.nested) {
+                    if let rid = $0 { children.append(rid) }
+                }
+            } else if let rid = try entity(at: vs, candidate: Int(m.firstObject), sp, table: item.link.target, expand: item.nested) {
+                children.append(rid)
+            }
+            d.navigations.append((item, children, item.isComplete))
+        } else {
+            // A member the schema does not know (an open type's dynamic property).
+            appendExtra(&d, page, key, vs, ve)
+        }
     }
 
     /// A flattened complex value at `vs`: its presence column and its members' columns.
     private func complex(at vs: Int, candidate: Int, _ sp: SpanPage, table: EntityTable, prefix: String,
-                         presence: Int, into cells: inout [CellValue?]) throws(JSONError) {
+                         presence: Int, into cells: UnsafeMutableBufferPointer<CellValue?>) throws(JSONError) {
         guard sp.page[vs] == UInt8(ascii: "{"), let o = sp.spans.object(at: vs, candidate: candidate) else {
             var s = sp.scanner(at: vs)
-            return try complex(&s, sp.page, table: table, prefix: prefix, presence: presence, into: &cells)
+            return try complex(&s, sp.page, table: table, prefix: prefix, presence: presence, into: cells)
         }
         cells[presence] = .integer(1)
         for m in sp.members(of: o) {
@@ -228,7 +321,7 @@ extension EntityWriter {
             let kind = table.columns[index].kind
             if kind == .presence {
                 try complex(at: Int(m.valueStart), candidate: Int(m.firstObject), sp, table: table, prefix: path,
-                            presence: index, into: &cells)
+                            presence: index, into: cells)
             } else {
                 cells[index] = try value(Int(m.valueStart), Int(m.valueEnd), sp, kind)
             }
@@ -236,6 +329,36 @@ extension EntityWriter {
     }
 
     // MARK: - Values
+
+    /// `value` of member `m` for a column of `kind`: what the decoder said of the value
+    /// (`PayloadSpans.plainString`) spares the search for escapes, and the common values are
+    /// read here without the general switch.
+    @inline(__always)
+    private func cell(_ m: PayloadSpans.Member, _ kind: ColumnKind, _ sp: SpanPage) throws(JSONError) -> CellValue {
+        let vs = Int(m.valueStart)
+        let ve = Int(m.valueEnd)
+        if m.valueKind == PayloadSpans.plainString {
+            switch kind {
+            case .json: return .raw(vs..<ve)
+            case .real: return try value(vs, ve, sp, kind)  // INF, NaN: rare
+            case .integer:
+                if let v = JSONNumber.int64(UnsafeBufferPointer(rebasing: sp.page[(vs + 1)..<(ve - 1)])) { return .integer(v) }
+            default: break
+            }
+            return .raw((vs + 1)..<(ve - 1))
+        }
+        let first = sp.page[vs]
+        if first == UInt8(ascii: "n") { return .null }
+        if kind != .json {
+            if first == UInt8(ascii: "t") { return .integer(1) }
+            if first == UInt8(ascii: "f") { return .integer(0) }
+        }
+        if kind == .integer, first == UInt8(ascii: "-") || (first >= 0x30 && first <= 0x39) {
+            if let v = JSONNumber.int64(UnsafeBufferPointer(rebasing: sp.page[vs..<ve])) { return .integer(v) }
+            return .raw(vs..<ve)
+        }
+        return try value(vs, ve, sp, kind)
+    }
 
     private func text(_ vs: Int, _ ve: Int, _ sp: SpanPage) throws(JSONError) -> CellValue {
         if sp.page[vs] == UInt8(ascii: "n") { return .null }

@@ -199,8 +199,8 @@ final class EntityWriter {
     /// root object itself (one entity), as the scanning `page` above reads them.
     private func page(_ sp: SpanPage, root: Int, table: EntityTable, expand: ExpandPlan,
                       isCollection: Bool) throws(Failure) -> Int {
-        spanKeys.removeAll(keepingCapacity: true)
-        lastSpanKeys = nil
+        spanTables.removeAll(keepingCapacity: true)
+        lastSpanTable = nil
         do throws(JSONError) {
             if !isCollection {
                 lastRowID = try entity(object: root, sp, table: table, expand: expand)
@@ -294,7 +294,9 @@ final class EntityWriter {
             if index >= 0 {
                 let kind = kinds[index]
                 if kind == .presence {
-                    try complex(&s, page, table: table, prefix: table.columns[index].pathText, presence: index, into: &d.cells)
+                    try d.cells.withUnsafeMutableBufferPointer { (cells) throws(JSONError) in
+                        try complex(&s, page, table: table, prefix: table.columns[index].pathText, presence: index, into: cells)
+                    }
                 } else {
                     d.cells[index] = try value(&s, page, kind)
                 }
@@ -396,14 +398,14 @@ final class EntityWriter {
 
     private var lastKinds: (table: ObjectIdentifier, kinds: [ColumnKind])?
 
-    /// The spans path's member cache (`EntityWriter+Spans.swift`), per table: where each
-    /// member of the last entity written was in the current page and its column. Plain
-    /// offsets into the page (no arrays to retain per member): valid for one page only.
-    var spanKeys: [ObjectIdentifier: [SpanKey]] = [:]
-    /// The entry of `spanKeys` read or written last, kept in step with it: nearly every entity
-    /// of a page is of the page's table, so this one comparison replaces hashing the table's
-    /// identifier per entity (about 100 instructions per V4 entity).
-    var lastSpanKeys: (table: ObjectIdentifier, keys: [SpanKey])?
+    /// The spans path's memo per table (`EntityWriter+Spans.swift`): columns by member
+    /// ordinal, and where each member of the last entity was. Valid for one page only (the
+    /// ordinals and offsets are the page's): emptied when a page starts.
+    var spanTables: [ObjectIdentifier: SpanTableMemo] = [:]
+    /// The entry of `spanTables` read or written last: nearly every entity of a page is of
+    /// the page's table, so this one comparison replaces hashing the table's identifier per
+    /// entity (about 100 instructions per V4 entity).
+    var lastSpanTable: (table: ObjectIdentifier, memo: SpanTableMemo)?
     /// Cell arrays to reuse, one per level of expansion being written (no allocation per entity).
     var cellPool: [[CellValue?]] = []
 
@@ -433,7 +435,7 @@ final class EntityWriter {
 
     /// A flattened complex value: its presence column and its members' columns.
     func complex(_ s: inout JSONScanner, _ page: UnsafeBufferPointer<UInt8>, table: EntityTable, prefix: String,
-                         presence: Int, into cells: inout [CellValue?]) throws(JSONError) {
+                         presence: Int, into cells: UnsafeMutableBufferPointer<CellValue?>) throws(JSONError) {
         if try s.peek() == UInt8(ascii: "n") {
             _ = try s.scanLiteral()
             cells[presence] = .null
@@ -456,7 +458,7 @@ final class EntityWriter {
             }
             let kind = table.columns[index].kind
             if kind == .presence {
-                try complex(&s, page, table: table, prefix: path, presence: index, into: &cells)
+                try complex(&s, page, table: table, prefix: path, presence: index, into: cells)
             } else {
                 cells[index] = try value(&s, page, kind)
             }
