@@ -9,9 +9,9 @@ public enum FuzzTarget: String, CaseIterable, Sendable {
     case url
     /// A `$metadata` document, CSDL XML or JSON.
     case csdl
-    /// A V4 JSON payload, typed by a model and untyped.
+    /// A V4 JSON payload, typed by a model and untyped; typed also with spans (`SpansCheck`).
     case json4
-    /// A V2 JSON (verbose) payload, typed and untyped.
+    /// A V2 JSON (verbose) payload, typed and untyped; typed also with spans (`SpansCheck`).
     case json2
     /// An Atom/XML payload (V2 Atom, V4 Atom refused, error bodies).
     case atom
@@ -45,9 +45,11 @@ public enum FuzzTargets {
             _ = try? PayloadDecoder.decode(bytes, contentType: "application/json", version: .v4, model: nil, entitySet: nil)
             _ = try? PayloadDecoder.decode(bytes, contentType: "application/json", version: .v4, model: model, entitySet: nil,
                                            target: .value(nil))
+            SpansCheck.run(bytes, version: .v4, model: model)
         case .json2:
             _ = try? PayloadDecoder.decode(bytes, contentType: "application/json", version: .v2, model: model, entitySet: "Items")
             _ = try? PayloadDecoder.decode(bytes, contentType: "application/json", version: .v2, model: nil, entitySet: nil)
+            SpansCheck.run(bytes, version: .v2, model: model)
         case .atom:
             _ = try? PayloadDecoder.decode(bytes, contentType: "application/atom+xml", version: .v2, model: model, entitySet: "Items")
             _ = try? PayloadDecoder.decode(bytes, contentType: "application/xml", version: .v2, model: nil, entitySet: nil)
