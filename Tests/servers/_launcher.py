@@ -35,9 +35,14 @@ def run_until_stopped(ready_url: str, stop: Callable[[], None], *, watch_stdin: 
     socket calls cannot keep it alive.
     """
     stopping = threading.Event()
+    # The signal handler only sets a flag. It runs on the main thread between two bytecodes,
+    # possibly while that thread holds `stopping`'s internal lock inside `wait()` (a plain,
+    # non-reentrant Lock): `stopping.set()` there would deadlock the server on SIGTERM.
+    signalled = False
 
     def on_signal(signum, frame):  # noqa: ARG001 - signal handler signature
-        stopping.set()
+        nonlocal signalled
+        signalled = True
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
@@ -58,8 +63,8 @@ def run_until_stopped(ready_url: str, stop: Callable[[], None], *, watch_stdin: 
     sys.stdout.write(f"READY {ready_url}\n")
     sys.stdout.flush()
 
-    # Event.wait with a timeout keeps the main thread responsive to signals.
-    while not stopping.wait(0.5):
+    # Event.wait with a timeout keeps the main thread responsive to signals (checked each 0.1 s).
+    while not signalled and not stopping.wait(0.1):
         pass
     try:
         stop()
