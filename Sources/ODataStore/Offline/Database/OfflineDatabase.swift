@@ -175,11 +175,7 @@ final class OfflineDatabase: Sendable {
                 let refresh = StoreRefresh(file: f)
                 let done = nextLink == nil
                 if done, before.refresh == .full { try refresh.evictUnseen(request: target.id) }
-                if done, isCollection {
-                    for index in f.schema.secondaryIndexes where index.table === target.definition.table {
-                        try f.connection.execute(index.sql)
-                    }
-                }
+                if done, isCollection { try makeSecondaryIndexes(of: target.definition.table, file: f) }
                 try f.connection.run("""
                     UPDATE ods_defining_requests SET state = ?2, next_link = ?3, entities = entities + ?4, bytes = bytes + ?5,
                         expected = coalesce(?6, expected), last_download = CASE WHEN ?7 THEN ?8 ELSE last_download END,
@@ -201,6 +197,27 @@ final class OfflineDatabase: Sendable {
             throw ODataStoreError(.error, "cannot store the downloaded page: \(error)")
         }
     }
+
+    /// Makes the secondary indexes of `table` a first download dropped (`CREATE INDEX IF NOT
+    /// EXISTS`: those still there cost nothing), inside the caller's transaction.
+    /// CREATE INDEX sorts its keys in memory up to the page cache's size and spills sorted
+    /// runs to a temporary file beyond it, to merge them after: 100,000 (CategoryID, row id)
+    /// keys take about 2.4 MB, just over SQLite's default of 2,000 KiB, and the spill and
+    /// merge cost about 390 instructions per entity of a 100,000-entity first download
+    /// (docs/benchmarks.md, "V4, fifth pass"). The cache is 4 MiB while the indexes are made
+    /// (at most that much more memory, given back after), then the default again.
+    private func makeSecondaryIndexes(of table: EntityTable, file f: StoreFile) throws {
+        let indexes = f.schema.secondaryIndexes.filter { $0.table === table }
+        guard !indexes.isEmpty else { return }
+        try f.connection.execute("PRAGMA cache_size = -\(Self.indexBuildCacheKiB)")
+        defer { try? f.connection.execute("PRAGMA cache_size = -\(Self.defaultCacheKiB)") }
+        for index in indexes { try f.connection.execute(index.sql) }
+    }
+
+    /// SQLite's default page cache (`PRAGMA cache_size = -2000`), which every store connection keeps.
+    static let defaultCacheKiB = 2000
+    /// The page cache while a first download makes its secondary indexes.
+    static let indexBuildCacheKiB = 4096
 
     /// The entities of one decoded page or run, inside the caller's transaction.
     private func writeEntities(_ payload: DecodedPayload, writer: EntityWriter, file f: StoreFile, target: Download.Target,
