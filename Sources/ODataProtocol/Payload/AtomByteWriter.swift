@@ -12,12 +12,17 @@ internal import Darwin
 ///
 /// Ownership: the memory belongs to a private storage object shared by copies of the writer.
 /// Copies are for reading only (mutating one copy would leave the others with stale `count`
-/// and, after growth, a freed `base`). Not thread-safe.
+/// and, after growth, a freed `base`). Not thread-safe. A writer made with
+/// `init(borrowing:)` writes into the caller's memory until it needs more than that holds,
+/// and into memory of its own from then on (`isBorrowing` tells which).
 struct AtomByteWriter {
     private final class Storage {
         var pointer: UnsafeMutablePointer<UInt8>
-        init(capacity: Int) { pointer = .allocate(capacity: capacity) }
-        deinit { pointer.deallocate() }
+        /// Whether `pointer` is ours to free (false: the caller's, lent to `init(borrowing:)`).
+        var owned: Bool
+        init(capacity: Int) { pointer = .allocate(capacity: capacity); owned = true }
+        init(borrowing p: UnsafeMutablePointer<UInt8>) { pointer = p; owned = false }
+        deinit { if owned { pointer.deallocate() } }
     }
 
     private let storage: Storage
@@ -32,6 +37,22 @@ struct AtomByteWriter {
         self.capacity = c
     }
 
+    /// A writer that writes into `buffer` (which must stay valid, and be used by nobody else,
+    /// while the writer writes): the bytes written are at `buffer`'s start as long as
+    /// `isBorrowing`. A buffer of fewer than 16 bytes is not used.
+    init(borrowing buffer: UnsafeMutableBufferPointer<UInt8>) {
+        guard let p = buffer.baseAddress, buffer.count >= 16 else {
+            self = AtomByteWriter(capacity: 256)
+            return
+        }
+        storage = Storage(borrowing: p)
+        base = p
+        capacity = buffer.count
+    }
+
+    /// Whether the bytes are still in the memory lent to `init(borrowing:)`.
+    var isBorrowing: Bool { !storage.owned }
+
     /// Makes room for `n` more bytes.
     @inline(__always)
     mutating func reserve(_ n: Int) {
@@ -43,8 +64,9 @@ struct AtomByteWriter {
         while c < needed { c *= 2 }
         let p = UnsafeMutablePointer<UInt8>.allocate(capacity: c)
         p.initialize(from: base, count: count)
-        base.deallocate()
+        if storage.owned { base.deallocate() }
         storage.pointer = p
+        storage.owned = true
         base = p
         capacity = c
     }

@@ -70,11 +70,20 @@ struct JSONTranscoder {
     /// after it, as `out` only grows (an insertion moves the end further).
     var plainStringEnd = -1
 
-    init(scanner: JSONScanner, version: ODataVersion, index: PayloadModelIndex?, capacity: Int, spans: Bool = false) {
+    /// The output memory for a body of `bodyBytes`: the canonical text is rarely longer than
+    /// the body (annotations go; quotes around Int64 and Decimal numbers and V2's converted
+    /// dates come), so this is rarely outgrown.
+    static func outputCapacity(forBody bodyBytes: Int) -> Int { bodyBytes + bodyBytes / 8 + 64 }
+
+    /// `output`: memory to write the canonical text into (`AtomByteWriter.init(borrowing:)`,
+    /// valid while the transcoder writes), else the transcoder allocates
+    /// `outputCapacity(forBody: capacity)` bytes of its own.
+    init(scanner: JSONScanner, version: ODataVersion, index: PayloadModelIndex?, capacity: Int, spans: Bool = false,
+         output: UnsafeMutableBufferPointer<UInt8>? = nil) {
         s = scanner
         self.version = version
         self.index = index
-        out = AtomByteWriter(capacity: capacity + capacity / 8 + 64)
+        out = output.map { AtomByteWriter(borrowing: $0) } ?? AtomByteWriter(capacity: Self.outputCapacity(forBody: capacity))
         recording = spans
         // Members reserved for one per 8 body bytes (an entity page has one per 20 or more): not
         // grown in practice; reserved memory a page does not use is never touched, so costs nothing.

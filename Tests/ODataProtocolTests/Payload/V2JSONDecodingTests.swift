@@ -40,6 +40,23 @@ import Foundation
         #expect(teams.value["value"]?[1]?["isScrumTeam"] == .bool(true))
     }
 
+    /// The canonical text is written into the memory of the array the payload keeps, sized
+    /// for a body that does not grow by more than an eighth; one that grows more (short V2
+    /// dates become ISO 8601 text a third longer) moves on into memory of its own and gives
+    /// the same text.
+    @Test func outputLongerThanTheBodyIsWhole() throws {
+        for n in [1, 10, 1000] {
+            let entries = Array(repeating: #"{"EntryDate":"\/Date(0)\/"}"#, count: n).joined(separator: ",")
+            let body = Array(#"{"d":{"results":[\#(entries)]}}"#.utf8)
+            let r = try PayloadDecoder.decode(body, contentType: "application/json", version: .v2, model: model,
+                                              entitySet: "Employees")
+            let expected = #"{"value":["# + Array(repeating: #"{"EntryDate":"1970-01-01T00:00:00Z"}"#, count: n).joined(separator: ",") + "]}"
+            #expect(r.json == expected)
+            #expect(r.entityCount == n)
+            if n == 1000 { #expect(r.utf8.count > JSONTranscoder.outputCapacity(forBody: body.count)) }
+        }
+    }
+
     @Test func countAsStringBecomesNumber() throws {
         for f in ["JsonTeamsWithCount.json", "JsonTeamsWithCountWithoutD.json"] {
             let r = try decode(o2 + f, set: "Teams")
