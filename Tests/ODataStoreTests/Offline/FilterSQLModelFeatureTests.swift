@@ -338,8 +338,9 @@ struct FilterSQLModelFeatureTests {
         for (url, construct) in [
             ("Items?$filter=geo.length(Location) gt 1", "geo.length"),
             ("Items?$filter=cast(Ratio,Edm.String) eq '1.5'", "cast"),
-            ("Items?$filter=hassubsequence(Tags,Tags)", "hassubsequence"),
-            ("Items?$filter=contains(Tags,Tags)", "contains"),
+            // Items compared with `eq`: complex values and entities are not (docs/offline-queries.md).
+            ("Items?$filter=hassubsequence(Places,Places)", "complex values"),
+            ("Items?$filter=contains(Children,Children)", "collection of entities"),
             ("Items?$filter=Revisions/any()", "containment"),
         ] {
             let e = h.translationError(url)

@@ -449,7 +449,8 @@ struct FilterSQLTests {
         for (url, construct) in [
             ("Products?$filter=matchespattern(Name,'%5EA.*e$')", "matchesPattern"),
             ("Products?$filter=Name eq $root/Products(1)/Name", "$root"),
-            ("Products?$filter=hassubset([Name],['a'])", "hassubset"),
+            // Items of a string and an integer collection cannot be `eq`.
+            ("Products?$filter=hassubset([Name],[1])", "hassubset"),
         ] {
             let e = h.translationError(url)
             #expect(e?.code == .unsupported, "\(url)")

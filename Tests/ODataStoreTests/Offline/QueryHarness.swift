@@ -126,6 +126,28 @@ final class QueryHarness {
         }
     }
 
+    /// Expects each URL to select the keys given, in order.
+    func check(_ cases: [(String, [String])], sourceLocation: SourceLocation = #_sourceLocation) {
+        for (url, expected) in cases {
+            do {
+                let got = try keys(url)
+                #expect(got == expected, "\(url)", sourceLocation: sourceLocation)
+            } catch {
+                Issue.record("\(url): \(error)", sourceLocation: sourceLocation)
+            }
+        }
+    }
+
+    /// Expects each URL's translation to be refused as unsupported, naming what it refuses.
+    func expectRefused(_ cases: [(String, String)], sourceLocation: SourceLocation = #_sourceLocation) {
+        for (url, what) in cases {
+            let e = translationError(url)
+            #expect(e?.code == .unsupported, "\(url)", sourceLocation: sourceLocation)
+            #expect(e?.message.contains("cannot be evaluated offline") == true, "\(url): \(e?.message ?? "-")", sourceLocation: sourceLocation)
+            #expect(e?.message.contains(what) == true, "\(url): \(e?.message ?? "-")", sourceLocation: sourceLocation)
+        }
+    }
+
     /// The error a URL's translation throws, if any.
     func translationError(_ url: String) -> ODataStoreError? {
         do {

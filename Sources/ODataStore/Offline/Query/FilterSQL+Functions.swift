@@ -2,8 +2,10 @@
 /// the V2 URI conventions, section 4.5) through the store's `ods_*` SQL functions. A null
 /// argument gives null (5.1.1.4). Functions whose meaning the store cannot reproduce
 /// exactly are refused with `.unsupported`: `matchespattern` (ECMAScript regular
-/// expressions), the geo functions, `hassubset`/`hassubsequence`, and the collection
-/// overloads of the string functions.
+/// expressions), the geo functions. The collection functions `hassubset` and
+/// `hassubsequence` (5.1.1.6) and the collection overloads of `contains`, `startswith`,
+/// `endswith`, `indexof`, `substring`, `concat` and `length` (5.1.1.5) are translated in
+/// `FilterSQL+Collections`.
 extension FilterSQL {
     mutating func call(_ name: String, _ args: [FilterExpression], _ e: FilterExpression, _ s: SQLScope, _ p: inout SQLParameters) throws(ODataStoreError) -> Term {
         let function = name.lowercased()
@@ -13,6 +15,7 @@ extension FilterSQL {
         switch function {
         case "contains", "startswith", "endswith", "substringof":
             try arity(2...2)
+            if function != "substringof", Self.hasCollectionArgument(args) { return try collectionRelation(function, args, e, s, &p) }
             var first = try term(args[0], s, &p)
             var second = try term(args[1], s, &p)
             if function == "substringof" { swap(&first, &second) }
@@ -27,19 +30,27 @@ extension FilterSQL {
             case .scalar(let x):
                 return .scalar(.sql("ods_length(\(try stringArgument(x, e, &p)))", .integer, nullable: x.nullable, type: .primitive(.int32)))
             case .collection(var state):
+                // Null when the path leads nowhere (5.1.1.4), unlike `$count`.
+                if case .jsonCollection(_, _, _, nil) = state.cursor { return try arrayLength(try jsonArray(state, "length", e, &p), &p) }
+                let reached = state.from.isEmpty && state.conditions.isEmpty ? nil : embedCondition(state, "1")
                 try count(&state, e, &p)
                 guard case .value(let o) = state.cursor else { throw unsupported("length of a collection", e) }
-                return .scalar(o)
+                guard let reached else { return .scalar(o) }
+                return .scalar(.sql("CASE WHEN \(reached) THEN \(try render(o, &p)) END", .integer, nullable: true, type: o.type))
+            case .array(let v):
+                return try arrayLength(v, &p)
             case .structured:
                 throw unsupported("length of a structured value", e)
             }
         case "indexof":
             try arity(2...2)
+            if Self.hasCollectionArgument(args) { return try collectionRelation(function, args, e, s, &p) }
             let h = try scalar(args[0], s, &p), n = try scalar(args[1], s, &p)
             return .scalar(.sql("ods_indexof(\(try stringArgument(h, e, &p)), \(try stringArgument(n, e, &p)))", .integer,
                                 nullable: h.nullable || n.nullable, type: .primitive(.int32)))
         case "substring":
             try arity(2...3)
+            if Self.hasCollectionArgument([args[0]]) { return try collectionSubstring(args, e, s, &p) }
             var parts: [String] = []
             var nullable = false
             for (i, a) in args.enumerated() {
@@ -59,6 +70,7 @@ extension FilterSQL {
             return .scalar(.sql("ods_\(function)(\(try stringArgument(x, e, &p)))", .string, nullable: x.nullable, type: .primitive(.string)))
         case "concat":
             try arity(2...2)
+            if Self.hasCollectionArgument(args) { return try collectionConcat(args, e, s, &p) }
             guard case .scalar(let a) = try term(args[0], s, &p), case .scalar(let b) = try term(args[1], s, &p) else {
                 throw unsupported("concat of collections", e)
             }
@@ -121,7 +133,8 @@ extension FilterSQL {
         case "geo.distance", "geo.length", "geo.intersects":
             throw unsupported("the geo function \(name)", e)
         case "hassubset", "hassubsequence":
-            throw unsupported("the collection function \(name)", e)
+            try arity(2...2)
+            return try collectionRelation(function, args, e, s, &p)
         default:
             throw unsupported("the function \(name)", e)
         }

@@ -129,6 +129,10 @@ extension FilterSQL {
         case .flatComplex(let table, let alias, let path, let type):
             let full = path + [name]
             if let column = table.column(full.joined(separator: "/")) {
+                if column.isCollection, let presence = table.column(path.joined(separator: "/")), presence.kind == .presence {
+                    // A collection of a null complex value is null, not empty (5.1.1.15).
+                    state.conditions.append("\(alias).\(presence.quoted) IS NOT NULL")
+                }
                 state.cursor = try columnCursor(column, table, alias, e)
                 return
             }

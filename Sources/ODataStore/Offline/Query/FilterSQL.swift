@@ -92,8 +92,8 @@ struct FilterSQL {
             return try call(name, args, e, s, &p)
         case .typeFunction(let fn, let operand, let typeName):
             return try typeFunction(fn, operand, typeName, e, s, &p)
-        case .array:
-            throw unsupported("a JSON array", e)
+        case .array(let items):
+            return .array(try arrayLiteral(items, e, s, &p))
         case .object:
             throw unsupported("a JSON object", e)
         }
@@ -110,7 +110,7 @@ struct FilterSQL {
         switch try term(e, s, &p) {
         case .scalar(let o): return o
         case .structured: throw unsupported("a structured value used as a primitive value", e)
-        case .collection: throw unsupported("a collection used as a single value", e)
+        case .collection, .array: throw unsupported("a collection used as a single value", e)
         }
     }
 
@@ -237,13 +237,17 @@ enum Term {
     case scalar(Operand)
     /// An entity or complex value reached by a member path (for `eq null`, `isof`).
     case structured(FilterSQL.PathState)
-    /// A collection reached by a member path (for `$count`, `length`, lambdas).
+    /// A collection reached by a member path (for `$count`, `length`, lambdas, collection
+    /// functions).
     case collection(FilterSQL.PathState)
+    /// A collection an expression computes (a literal array, `concat`, `substring`), for the
+    /// collection functions.
+    case array(FilterSQL.ArrayValue)
 }
 
 /// How a value is represented in SQL (see `ColumnKind`), which decides how it compares,
 /// computes and sorts.
-enum Rep: Equatable {
+enum Rep: Hashable {
     /// The `null` literal.
     case null
     /// INTEGER 0/1.

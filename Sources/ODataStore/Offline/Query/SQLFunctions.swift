@@ -4,8 +4,8 @@ import CSQLite
 /// follows OData's semantics: exact decimals (`ODS_DECIMAL`), instants across offsets
 /// (`ODS_INSTANT`), durations (`ODS_DURATION`), times of day (`ODS_TIMEOFDAY`),
 /// Unicode-correct string functions, checked integer arithmetic, exact decimal arithmetic,
-/// IEEE doubles with NaN and infinities, and OData's date and time functions (`ods_*`,
-/// listed in `register`). `FilterSQL` is their one user.
+/// IEEE doubles with NaN and infinities, OData's date and time functions and its collection
+/// functions over JSON arrays (`ods_*`, listed in `register`). `FilterSQL` is their one user.
 ///
 /// Every function is deterministic (except `ods_now`), returns NULL when an argument is NULL
 /// (OData V4.01 Part 2, 5.1.1.4: "If a parameter of a canonical function is null, the
@@ -48,7 +48,7 @@ enum SQLFunctions {
     }
 
     /// Every function, by name and number of arguments.
-    static let functions: [Entry] = strings + numbers + temporal
+    static let functions: [Entry] = strings + numbers + temporal + collections
 
     static func bytes(_ p: UnsafeRawPointer?, _ n: Int32) -> UnsafeBufferPointer<UInt8> {
         UnsafeBufferPointer(start: p?.assumingMemoryBound(to: UInt8.self), count: p == nil ? 0 : max(0, Int(n)))

@@ -82,16 +82,22 @@ enum UnicodeText {
     /// beyond the end gives the empty string, a negative start counts from the end, a
     /// negative length is an error ("a bad request").
     static func substring(_ b: UnsafeBufferPointer<UInt8>, start: Int64, length len: Int64?) throws(SubstringFailure) -> Range<Int> {
+        let r = try slice(count: length(b), start: start, length: len)
+        return byteOffset(b, character: r.lowerBound)..<byteOffset(b, character: r.upperBound)
+    }
+
+    /// The positions `substring(x, start[, length])` takes of `count` characters or items
+    /// (5.1.1.5.7, the same rules for strings and collections).
+    static func slice(count: Int, start: Int64, length len: Int64?) throws(SubstringFailure) -> Range<Int> {
         if let len, len < 0 { throw .negativeLength }
-        let count = Int64(length(b))
+        let n = Int64(count)
         var first = start
-        if first < 0 { first = max(0, count + first) }
-        if first >= count { return b.count..<b.count }
-        let lo = byteOffset(b, character: Int(first))
-        guard let len else { return lo..<b.count }
+        if first < 0 { first = max(0, n + first) }
+        if first >= n { return count..<count }
+        guard let len else { return Int(first)..<count }
         let end = first.addingReportingOverflow(len)
-        if end.overflow || end.partialValue >= count { return lo..<b.count }
-        return lo..<byteOffset(b, character: Int(end.partialValue))
+        if end.overflow || end.partialValue >= n { return Int(first)..<count }
+        return Int(first)..<Int(end.partialValue)
     }
 
     // MARK: - Case and whitespace
