@@ -159,6 +159,22 @@ struct ECMARegexTests {
             ("^(?=(a+?))\\1ab", "aaab", false),
             ("(?!(a))\\1b", "b", true),
             ("(?<=ab(?=c)c)d", "abcd", true),
+            // Surrogate pairs written as escapes are one code point, in classes too; escapes
+            // in group names; counted repetitions of groups; controls.
+            (#"^[\uD83D\uDE00-\uD83D\uDE02]$"#, "😁", true),
+            (#"^[^\uD83D]$"#, "😀", true),
+            (#"(?<\u0061b>x)\k<ab>"#, "xx", true),
+            (#"^(?:a|b){3,5}$"#, "ababab", false),
+            (#"^(?:a|b){3,5}$"#, "abab", true),
+            (#"(?<=(?<x>a)b)\k<x>"#, "aba", true),
+            (#"^(?:(?=(\w))\1)+$"#, "abc", true),
+            (#"(?<!a{2,})b"#, "aab", false),
+            (#"(?<=\b)x"#, "-x", true),
+            (#"^\cZ$"#, "\u{1A}", true),
+            (#"^[\cA-\cC]$"#, "\u{2}", true),
+            (#"^(?:){5}$"#, "", true),
+            (#"(a*)+?b"#, "aab", true),
+            (#"^(?:x*?){2,}y$"#, "xxy", true),
             // Non-BMP and non-ASCII literal text.
             ("日本", "日本語", true),
             ("^Ü.*é$", "Ünïcödé", true),
