@@ -1,3 +1,4 @@
+import CSQLite
 import Testing
 @testable import ODataStore
 
@@ -263,6 +264,45 @@ struct SQLFunctionsTests {
         }
     }
 
+    /// `ods_matches_pattern`: ECMAScript search semantics over code points, NULL in NULL out,
+    /// an invalid pattern fails the statement as the service refuses it (HTTP 400), a
+    /// pattern beyond the step budget is refused (`.unsupported`), never a hang.
+    @Test func matchesPattern() throws {
+        try expectValues([
+            ("ods_matches_pattern('Größe','^Gr.ße$')", .integer(1)),
+            ("ods_matches_pattern('abc','^b')", .integer(0)),
+            ("ods_matches_pattern('abc','b')", .integer(1)),
+            ("ods_matches_pattern('😀 smile','^.{7}$')", .integer(1)),
+            ("ods_matches_pattern('a' || char(10),'a$')", .integer(0)),
+            ("ods_matches_pattern('','')", .integer(1)),
+            ("ods_matches_pattern(12345,'^\\d+$')", .integer(1)),
+            ("ods_matches_pattern('a%b_c','^a%b_c$')", .integer(1)),
+            ("ods_matches_pattern(NULL,'a')", .null),
+            ("ods_matches_pattern('a',NULL)", .null),
+            ("ods_matches_pattern(NULL,'(')", .null),
+        ])
+        try expectFailure(["ods_matches_pattern('a','(')"],
+                          containing: "matchesPattern: invalid regular expression: missing ')', unterminated group at position 0, pattern '('")
+        let c = try Self.db()
+        let message = try #require(Self.failure(c, "SELECT ods_matches_pattern('\(String(repeating: "a", count: 40))!','(a+)+$')"))
+        #expect(message.hasPrefix(SQLFunctions.refusalPrefix), "\(message)")
+        #expect(message.contains("matchesPattern cannot be evaluated offline: the pattern needs too many steps"), "\(message)")
+        let refused = SQLiteError(code: SQLITE_ERROR, message: message, sql: nil).storeError("read")
+        #expect(refused.code == .unsupported)
+        #expect(refused.message.hasPrefix("matchesPattern cannot be evaluated offline"), "\(refused.message)")
+        let invalid = SQLiteError(code: SQLITE_ERROR, message: try #require(Self.failure(c, "SELECT ods_matches_pattern('a','a{2,1}')")), sql: nil).storeError("read")
+        #expect(invalid.code == .http && invalid.httpStatus == 400)
+        #expect(invalid.message == "the request cannot be evaluated: matchesPattern: invalid regular expression: numbers out of order in {} quantifier at position 1, pattern 'a{2,1}'")
+
+        // A bound pattern over many rows (compiled once, kept as the argument's auxiliary
+        // data), and patterns that change per row (compiled per row).
+        try c.execute("CREATE TABLE t(x TEXT, p TEXT)")
+        for i in 0..<2000 { try c.run("INSERT INTO t VALUES (?1, ?2)", [.text("item-\(i)"), .text(i % 2 == 0 ? "7$" : "^item-1")]) }
+        #expect(try c.scalar("SELECT count(*) FROM t WHERE ods_matches_pattern(x, ?1)", [.text(#"^item-\d*7$"#)]) == .integer(200))
+        #expect(try c.scalar("SELECT count(*) FROM t WHERE ods_matches_pattern(x, p)") == .integer(556))
+        #expect(try c.scalar("SELECT count(*) FROM t WHERE ods_matches_pattern(x, ?1)", [.text("(?<=-)1")]) == .integer(1111))
+    }
+
     /// The message of the error running `sql` gives, nil when it runs.
     static func failure(_ c: SQLiteConnection, _ sql: String) -> String? {
         do {
@@ -291,7 +331,7 @@ struct SQLFunctionsTests {
                 let args = index.map { hostile[$0] }.joined(separator: ",")
                 let sql = "SELECT \(f.name)(\(args))"
                 if let message = Self.failure(c, sql) {
-                    #expect(message.hasPrefix(SQLFunctions.errorPrefix), "\(sql): \(message)")
+                    #expect(message.hasPrefix(SQLFunctions.errorPrefix) || message.hasPrefix(SQLFunctions.refusalPrefix), "\(sql): \(message)")
                 }
                 calls += 1
                 // Next combination (three-argument functions take a thinner sample).

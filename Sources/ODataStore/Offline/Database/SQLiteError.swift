@@ -24,10 +24,14 @@ struct SQLiteError: Error, Sendable, CustomStringConvertible {
 
     /// The store error an app sees. An OData evaluation error raised by the store's SQL
     /// functions (integer overflow, division by zero) is the request's fault: reported as the
-    /// service reports a request it cannot evaluate, HTTP 400 (`ODS_EHTTP`).
+    /// service reports a request it cannot evaluate, HTTP 400 (`ODS_EHTTP`); one the store
+    /// refuses (a `matchesPattern` beyond its step budget) is `.unsupported`.
     func storeError(_ what: String) -> ODataStoreError {
         if message.hasPrefix(SQLFunctions.errorPrefix) {
-            return ODataStoreError(.http, "the request cannot be evaluated: \(message.dropFirst(SQLFunctions.errorPrefix.count))", httpStatus: 400)
+            return SQLFunctions.failure(message.dropFirst(SQLFunctions.errorPrefix.count))
+        }
+        if message.hasPrefix(SQLFunctions.refusalPrefix) {
+            return SQLFunctions.refusal(message.dropFirst(SQLFunctions.refusalPrefix.count))
         }
         if code & 0xFF == SQLITE_NOMEM { return ODataStoreError(.noMemory, "\(what): \(message)") }
         if code & 0xFF == SQLITE_INTERRUPT { return ODataStoreError(.cancelled, "\(what): cancelled") }

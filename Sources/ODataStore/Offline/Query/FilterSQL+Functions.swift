@@ -1,11 +1,14 @@
 /// Canonical functions (V4.01 Part 2, 5.1.1.4 to 5.1.1.9; V2: MS-ODATA 2.2.3.6.1.1 and
 /// the V2 URI conventions, section 4.5) through the store's `ods_*` SQL functions. A null
-/// argument gives null (5.1.1.4). Functions whose meaning the store cannot reproduce
-/// exactly are refused with `.unsupported`: `matchespattern` (ECMAScript regular
-/// expressions), the geo functions. The collection functions `hassubset` and
-/// `hassubsequence` (5.1.1.6) and the collection overloads of `contains`, `startswith`,
-/// `endswith`, `indexof`, `substring`, `concat` and `length` (5.1.1.5) are translated in
-/// `FilterSQL+Collections`.
+/// argument gives null (5.1.1.4). `matchespattern` (5.1.1.5.8) runs the store's own
+/// ECMAScript regular-expression engine (`ods_matches_pattern`, Regex/): a literal pattern
+/// is bound like every literal and compiled here first, so an invalid one fails before any
+/// SQL runs (HTTP 400, as the service answers) and one beyond the engine's limits is
+/// refused (`.unsupported`). The collection functions `hassubset` and `hassubsequence`
+/// (5.1.1.6) and the collection overloads of `contains`, `startswith`, `endswith`,
+/// `indexof`, `substring`, `concat` and `length` (5.1.1.5) are translated in
+/// `FilterSQL+Collections`. Functions whose meaning the store cannot reproduce exactly
+/// are refused with `.unsupported`: the geo functions.
 extension FilterSQL {
     mutating func call(_ name: String, _ args: [FilterExpression], _ e: FilterExpression, _ s: SQLScope, _ p: inout SQLParameters) throws(ODataStoreError) -> Term {
         let function = name.lowercased()
@@ -129,7 +132,18 @@ extension FilterSQL {
                 throw unsupported("\(name) of a \(x.rep) value", e)
             }
         case "matchespattern":
-            throw unsupported("matchesPattern (ECMAScript regular expressions)", e)
+            try arity(2...2)
+            let text = try scalar(args[0], s, &p), pattern = try scalar(args[1], s, &p)
+            if case .literal(.string(let source)) = pattern.source {
+                do throws(RegexError) {
+                    _ = try ECMARegex(source)
+                } catch {
+                    if error.isLimit { throw unsupported("matchesPattern with this pattern (\(error))", e) }
+                    throw SQLFunctions.failure(SQLFunctions.matchesPatternMessage(error, pattern: source))
+                }
+            }
+            return .scalar(.boolean("ods_matches_pattern(\(try stringArgument(text, e, &p)), \(try stringArgument(pattern, e, &p)))",
+                                    nullable: text.nullable || pattern.nullable))
         case "geo.distance", "geo.length", "geo.intersects":
             throw unsupported("the geo function \(name)", e)
         case "hassubset", "hassubsequence":

@@ -19,8 +19,24 @@ enum SQLFunctions {
     typealias Compare = @convention(c) (UnsafeMutableRawPointer?, Int32, UnsafeRawPointer?, Int32, UnsafeRawPointer?) -> Int32
     typealias Function = @convention(c) (OpaquePointer?, Int32, UnsafeMutablePointer<OpaquePointer?>?) -> Void
 
-    /// Start of the message of every error an `ods_*` function raises.
+    /// Start of the message of every error an `ods_*` function raises for a request the
+    /// service would refuse too (`failure`).
     static let errorPrefix = "OData evaluation failed: "
+    /// Start of the message of an error an `ods_*` function raises for a request the store
+    /// cannot evaluate although the service may (a `matchesPattern` beyond the engine's step
+    /// budget): the request fails with `.unsupported`.
+    static let refusalPrefix = "OData evaluation refused: "
+
+    /// The store error of a message raised with `errorPrefix`: the request's fault, reported
+    /// as the service reports a request it cannot evaluate, HTTP 400 (`ODS_EHTTP`).
+    static func failure(_ message: some StringProtocol) -> ODataStoreError {
+        ODataStoreError(.http, "the request cannot be evaluated: \(message)", httpStatus: 400)
+    }
+
+    /// The store error of a message raised with `refusalPrefix`.
+    static func refusal(_ message: some StringProtocol) -> ODataStoreError {
+        ODataStoreError(.unsupported, String(message))
+    }
 
     static func register(on connection: SQLiteConnection) throws(SQLiteError) {
         try collation(connection, "ODS_DECIMAL") { _, n1, p1, n2, p2 in
@@ -48,7 +64,7 @@ enum SQLFunctions {
     }
 
     /// Every function, by name and number of arguments.
-    static let functions: [Entry] = strings + numbers + temporal + collections
+    static let functions: [Entry] = strings + patterns + numbers + temporal + collections
 
     static func bytes(_ p: UnsafeRawPointer?, _ n: Int32) -> UnsafeBufferPointer<UInt8> {
         UnsafeBufferPointer(start: p?.assumingMemoryBound(to: UInt8.self), count: p == nil ? 0 : max(0, Int(n)))
@@ -146,7 +162,32 @@ struct SQLFunctionCall {
         }
     }
 
+    /// Fails the statement: the request is one the service would refuse too.
     func fail(_ message: String) {
         sqlite3_result_error(context, SQLFunctions.errorPrefix + message, -1)
+    }
+
+    /// Fails the statement: the store cannot evaluate the request (`.unsupported`).
+    func refuse(_ message: String) {
+        sqlite3_result_error(context, SQLFunctions.refusalPrefix + message, -1)
+    }
+
+    // MARK: - Auxiliary data
+
+    /// The object kept with argument `i` by `setAuxiliary` (sqlite3_get_auxdata), if SQLite
+    /// still has it: it does while the argument is the same constant (a bound parameter) in
+    /// one run of the statement.
+    func auxiliary<T: AnyObject>(_ i: Int, as type: T.Type) -> T? {
+        guard let p = sqlite3_get_auxdata(context, Int32(i)) else { return nil }
+        return Unmanaged<AnyObject>.fromOpaque(p).takeUnretainedValue() as? T
+    }
+
+    /// Keeps `object` with argument `i` (sqlite3_set_auxdata); SQLite releases it when it
+    /// discards it, at the latest when the statement is reset or finalized.
+    func setAuxiliary(_ i: Int, _ object: AnyObject) {
+        let p = Unmanaged.passRetained(object).toOpaque()
+        sqlite3_set_auxdata(context, Int32(i), p) { p in
+            if let p { Unmanaged<AnyObject>.fromOpaque(p).release() }
+        }
     }
 }
