@@ -15,7 +15,9 @@ import ODataProtocol
         let dir = root.appendingPathComponent("Fixtures")
         var found: [(String, [UInt8])] = []
         if let e = FileManager.default.enumerator(at: dir, includingPropertiesForKeys: nil) {
-            for case let url as URL in e where url.pathExtension == "json" {
+            // Payloads only: regex/ holds the ECMAScript engine's test cases (one 120 KB JSON
+            // document that cut at every 9th byte took this test from 70 s to 13 minutes).
+            for case let url as URL in e where url.pathExtension == "json" && !url.path.contains("/Fixtures/regex/") {
                 if let data = try? Data(contentsOf: url) { found.append((url.path, Array(data))) }
             }
         }
