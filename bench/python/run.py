@@ -319,6 +319,21 @@ about 67,000 (71,000 before; its request line and the header list still go throu
 `curl_url_set`), the library about 55,000 (the entity's decode about 28,000), libc about
 41,000 (43,500 before). A ctypes call less per GET needs new C API (a response whose lifetime the binding
 does not manage separately from its request's); the rest is spread thin.
+
+Status (2026-12-01/02, a machine of the same kind about twice as slow as the one of the runs
+above, where every client's CPU per GET is about double: the binding 0.33-0.42 ms, the peers
+1.7-2.1 ms): `run.py --runs 5` at 22:05 UTC gave **5.46x** V4 and **5.39x** V2; `--runs 9` at
+22:40 UTC **5.02x** and **5.34x**; `--runs 9` at 00:20 UTC (the table at the top) **5.00x** and
+**5.50x**, with every round at 0.98-1.03 context switches per GET (one wake-up per answer, the
+regime that decides on a quiet machine). The target is met in each of these runs, V4 at its
+edge; on the faster machine of the runs above it was 4.2x-4.5x in most quiet runs. The
+library's own cost per V4 GET went from 172,168 to 170,783 instructions in between (a V4
+context URL told from its bytes: `valueKind(fromContext:)` 1,849 -> 605). Per V4 GET the
+binding's client is about 311,000 instructions (`instructions.sh`): libcurl's request building
+through its printf engine one character at a time still about 28,000 (`dprintf_formatf`, 7
+calls per GET), malloc and free about 20,000 (about 90 frees per GET, libcurl's and ours),
+the entity's decode about 27,000, of which its two control members 3,200 and the member
+lookups of a cold member-order memo (one `ByteKeyedTable` lookup per member) 2,000.
 """
 
 
