@@ -12,8 +12,9 @@
 #                         a debug build, whose Swift code checks overflow and bounds itself)
 #   bash scripts/sanitize.sh all        the three, one after the other
 #
-# scripts/test.sh runs the thread kind; the others take a few minutes each (a build of the
-# library per kind) and are run by hand or by `bash scripts/soak.sh`.
+# scripts/test.sh runs the three kinds, one step each (thread and address build their own
+# library, a few minutes each; undefined uses the debug build of `swift build`); `bash
+# scripts/soak.sh` runs them too.
 # Needs what scripts/test.sh sets up (.venv with the test servers' requirements).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."

@@ -429,7 +429,7 @@ def test_defining_request_errors(v4_server, tmp_path):
         assert store.state == odatastore.StoreState.FAILED
         with pytest.raises(odatastore.ODataSyntaxError):
             store.read("Products(1)")  # held requests fail with the open error
-        with pytest.raises(odatastore.Error):  # the file is not open (ClosedError today; the header says ESTATE)
+        with pytest.raises(odatastore.StateError, match="not open"):  # ODS_ESTATE, as the header says
             store.offline_info()
     assert not unknown.exists()
     # a new store file needs a defining request

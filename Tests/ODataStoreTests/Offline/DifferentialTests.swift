@@ -10,8 +10,8 @@ import Testing
 /// V4: the "tricky" odatapy service (Tests/servers/tricky_service.py): apostrophes, non-ASCII,
 /// empty strings, nulls, case-only differences, negative and -0.01 decimals, Int64 beyond
 /// 2^53, date-times at several offsets, items without a group, groups without items.
-/// V2: the pyslet service, with only the constructs pyslet evaluates correctly (its bugs are
-/// listed in /work/shared/DESIGN.md; each exclusion below says which one).
+/// V2: the pyslet service, with only the constructs pyslet evaluates correctly (each exclusion
+/// below says which of its bugs it avoids; Tests/servers/README.md lists the servers' quirks).
 @Suite("Offline store: differential against the services", .serialized, .timeLimit(.minutes(5)))
 struct DifferentialTests {
     /// SplitMix64: the same queries on every run.

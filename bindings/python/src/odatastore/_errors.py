@@ -139,7 +139,7 @@ class ForbiddenError(Error, PermissionError):
 
 
 class HTTPError(Error):
-    """ODS_EHTTP: any other 4xx response from the service."""
+    """ODS_EHTTP: any other 3xx or 4xx response from the service."""
 
 
 class ServerError(Error):
@@ -175,7 +175,8 @@ class ProtocolError(Error):
 
 
 class UnsupportedError(Error, NotImplementedError):
-    """ODS_EUNSUPPORTED: not supported by this store or service (e.g. offline stores today)."""
+    """ODS_EUNSUPPORTED: not supported by this store or service (e.g. a function import on an offline
+    store, a construct a local read cannot evaluate)."""
 
 
 class NotInScopeError(Error, LookupError):

@@ -2078,8 +2078,8 @@ class Store:
         """What an offline store's file holds: its size, the last download and every defining
         request with its counts (``ods_store_offline_info`` / ``ods_store_defining_request``).
         Available once the store file is open (also while its first download runs):
-        :class:`StateError` before, :class:`ClosedError` after a failed open (the library's
-        answer; its header says ODS_ESTATE), :class:`UnsupportedError` for online stores."""
+        :class:`StateError` before and after a failed open (``ODS_ESTATE``),
+        :class:`UnsupportedError` for online stores."""
         lib = self._lib
         with self._use():
             info = _ffi.OfflineInfoStruct()
