@@ -386,6 +386,16 @@ def test_reopen_with_the_server_stopped(kind, tmp_path):
             with pytest.raises(odatastore.UnsupportedError):
                 store.call("TotalStock")  # not an OfflineError: never sent
     assert reports == []  # nothing downloaded
+    # no service root: the file's own (ods_store_options.service_root NULL)
+    with odatastore.Store(None, store_path=path) as store:
+        store.wait_open(BOUND)
+        assert store.service_root is None and store.mode == "offline"
+        assert answer(store, paths[0])[0].json() == expected[paths[0]]
+    with pytest.raises(odatastore.NotFoundError, match="no offline store"):
+        with odatastore.Store(None, store_path=tmp_path / "missing.store") as store:
+            store.wait_open(BOUND)
+    with pytest.raises(odatastore.InvalidArgumentError, match="service_root"):
+        odatastore.Store(None)
 
 
 def test_defining_requests_added_on_reopen(server, tmp_path):

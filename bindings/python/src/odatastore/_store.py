@@ -1663,7 +1663,9 @@ class Store:
 
     Args:
         service_root: http(s) URL of the service root (of an offline store: the one its file
-            was made for).
+            was made for). None reopens an existing offline or mixed store file
+            (``store_path``) with the service root it was made for; else
+            :class:`InvalidArgumentError`.
         mode: "online" (default), "offline" (the default when ``store_path`` or
             ``defining_requests`` is given) or "mixed": the store file and the service behind
             one store, each request sent where its data is (docs/mixed.md; it takes the
@@ -1705,7 +1707,7 @@ class Store:
         max_held_requests: most requests held while opening or waiting for a logon (default 10000).
     """
 
-    def __init__(self, service_root: str, *, mode: Optional[str] = None,
+    def __init__(self, service_root: Optional[str], *, mode: Optional[str] = None,
                  store_path: Union[str, "os.PathLike[str]", None] = None,
                  defining_requests: Optional[Sequence[str]] = None,
                  on_progress: Optional[ProgressCallback] = None, download_page_size: Optional[int] = None,
