@@ -74,6 +74,7 @@ final class OfflineEngine: RequestEngine, ServiceSessionOwner {
                 throw ODataStoreError(.invalidArgument, "\(path) was made from other $metadata than the document given in the options; use a new store file for a changed service")
             }
             let model = try Self.parseModel(facts.metadata)
+            if let mismatch = session.versionMismatch(model, of: "the $metadata of the store file \(path)") { throw mismatch }
             let file = try StoreFile.open(path: path, serviceRoot: facts.serviceRoot, model: model, metadata: facts.metadata, create: false)
             try finishOpening(file, completion)
             return
@@ -97,6 +98,7 @@ final class OfflineEngine: RequestEngine, ServiceSessionOwner {
     /// Creates a new store file after checking every defining request against the metadata.
     private func create(path: String, metadata: [UInt8], _ completion: @escaping @Sendable (Result<Void, ODataStoreError>) -> Void) throws(ODataStoreError) {
         let model = try Self.parseModel(metadata)
+        if let mismatch = session.versionMismatch(model, of: "the service's $metadata") { throw mismatch }
         let schema = StoreSchema(model: model)
         guard !options.definingRequests.isEmpty else {
             throw ODataStoreError(.invalidArgument, "a new offline store needs at least one defining request")
@@ -225,7 +227,11 @@ final class OfflineEngine: RequestEngine, ServiceSessionOwner {
                     result = .success(try errorArchiveResponse(file: file, path: DefiningRequest.relative(job.path, serviceRoot: session.serviceRoot)))
                 } else if job.mode == .read {
                     var reader = LocalReader(file: file, scope: scope, serviceRoot: session.serviceRoot)
-                    result = .success(try reader.read(path: job.path, headers: job.headers, paging: job.paging))
+                    // The store-wide headers, then the request's, as a request to the service
+                    // gets them (`ServiceSession.merged`): a store-wide `Prefer:
+                    // odata.maxpagesize` pages local reads too.
+                    let headers = ServiceSession.applying(session.options.headers + job.headers, to: [])
+                    result = .success(try reader.read(path: job.path, headers: headers, paging: job.paging))
                 } else {
                     let writer = LocalWrite(file: file, scope: scope, serviceRoot: session.serviceRoot)
                     result = .success(try writer.execute(mode: job.mode, path: job.path, body: job.body, etag: job.etag))

@@ -280,12 +280,7 @@ final class ServiceSession: Sendable {
     func load(_ document: [UInt8]) -> Result<Void, ODataStoreError> {
         do {
             let model = try MetadataParser.parse(document)
-            if let expected = options.odataVersion, expected != model.version {
-                // Reading a V4 service as V2 (or the reverse) would decode every answer with
-                // the wrong reader and leak the other version's annotations into the shape.
-                return .failure(ODataStoreError(.protocol,
-                    "odata_version is \(expected.rawValue) but the service's $metadata is OData \(model.version.rawValue)"))
-            }
+            if let mismatch = versionMismatch(model, of: "the service's $metadata") { return .failure(mismatch) }
             install(model, document: document)
             return .success(())
         } catch {
@@ -293,7 +288,17 @@ final class ServiceSession: Sendable {
         }
     }
 
-    /// Makes an already parsed model the session's (the offline store reopening its file).
+    /// `.protocol` when the app asked for another OData version (`odata_version`) than
+    /// `model`'s, else nil. Reading a V4 service as V2 (or the reverse) would decode every
+    /// answer with the wrong reader and leak the other version's annotations into the shape.
+    /// `what`: where the model came from, for the message.
+    func versionMismatch(_ model: ServiceModel, of what: String) -> ODataStoreError? {
+        guard let expected = options.odataVersion, expected != model.version else { return nil }
+        return ODataStoreError(.protocol, "odata_version is \(expected.rawValue) but \(what) is OData \(model.version.rawValue)")
+    }
+
+    /// Makes an already parsed model the session's (the offline store reopening its file;
+    /// the caller has checked `versionMismatch`).
     func install(_ model: ServiceModel, document: [UInt8]) {
         let schema = PayloadSchema(model)
         let version = options.odataVersion ?? model.version

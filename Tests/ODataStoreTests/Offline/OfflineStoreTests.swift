@@ -101,6 +101,21 @@ struct OfflineStoreTests {
                     "\(read)\n local:   \(local.json.prefix(300))\n service: \(expected.json.prefix(300))")
             answers[read] = local.json
         }
+        // A property's $value: the same text/plain body, json and count as the service's
+        // (Int64 beyond 2^53, Decimal, a string with non-ASCII, dates, a Guid, a Boolean);
+        // a null property is 204 No Content both ways. Not LastModified: odatapy writes a
+        // DateTimeOffset's $value as Python's str() ("2024-01-01 07:00:00+00:00"), the store
+        // as its OData literal ("2024-01-01T07:00:00Z").
+        for read in ["Products(50)/Stock/$value", "Products(7)/Price/$value", "Products(13)/Description/$value",
+                     "Products(7)/ReleaseDate/$value", "Products(7)/UUID/$value",
+                     "Products(5)/Discontinued/$value", "Products(7)/Description/$value"] {
+            let expected = try await Self.run(online, read).get()
+            let local = try await Self.run(store, read).get()
+            #expect(local.isLocal && local.status == expected.status, "\(read): \(local.status) vs \(expected.status)")
+            #expect(local.body == expected.body, "\(read): \(String(decoding: local.body, as: UTF8.self)) vs \(String(decoding: expected.body, as: UTF8.self))")
+            #expect(local.json == expected.json && local.count == expected.count, "\(read): \(local.json) vs \(expected.json)")
+            #expect((local.header("Content-Type") ?? "").hasPrefix("text/plain") == (expected.header("Content-Type") ?? "").hasPrefix("text/plain"), "\(read)")
+        }
         await online.close()
 
         // Outside the defining requests: not in scope; a missing entity: 404; functions: refused.
@@ -200,6 +215,18 @@ struct OfflineStoreTests {
         let all = try await Self.run(store, "Products") { try $0.setPaging(.follow); try $0.setHeader("Prefer", "odata.maxpagesize=7") }.get()
         #expect(all.entityCount == 300)
 
+        // A store-wide Prefer header pages local reads as it pages the service's answers; a
+        // request's own replaces it (a second handle on the file).
+        var wide = options
+        wide.headers = [("Prefer", "odata.maxpagesize=40")]
+        let (paged, pagedState, _) = try await Self.opened(wide)
+        #expect(pagedState == .open)
+        defer { try? paged.close() }
+        let first = try await Self.run(paged, "Products?$orderby=ID").get()
+        #expect(first.entityCount == 40 && first.nextLink != nil)
+        let own = try await Self.run(paged, "Products?$orderby=ID") { try $0.setHeader("Prefer", "odata.maxpagesize=15") }.get()
+        #expect(own.entityCount == 15 && own.nextLink != nil)
+
         // Parameter aliases resolve; an evaluation error (Int64 overflow) is the request's
         // fault, as a service's 400.
         let aliased = try await Self.run(store, "Products?$filter=ID eq @id or Name eq @name&@id=7&@name='Product 009'").get()
@@ -267,6 +294,26 @@ struct OfflineStoreTests {
         #expect(error3?.message.contains("other $metadata") == true)
         await s3.close()
 
+        // The app expects OData V2; the file was made from V4 $metadata: refused as online
+        // (ODS_EPROTOCOL), the file unchanged; a new file from that $metadata is not made.
+        var v2 = options
+        v2.odataVersion = .v2
+        let unchanged = try Data(contentsOf: URL(fileURLWithPath: path))
+        let (s6, state6, error6) = try await Self.opened(v2)
+        #expect(state6 == .failed)
+        #expect(error6?.code == .protocol && error6?.message.contains("odata_version is 2 but the $metadata of the store file") == true,
+                "\(String(describing: error6))")
+        await s6.close()
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == unchanged)
+        var fresh = v2
+        fresh.storePath = Self.temporaryPath("format-v2.store")
+        let (s7, state7, error7) = try await Self.opened(fresh)
+        #expect(state7 == .failed)
+        #expect(error7?.code == .protocol && error7?.message.contains("odata_version is 2 but the service's $metadata is OData 4") == true,
+                "\(String(describing: error7))")
+        await s7.close()
+        #expect(!FileManager.default.fileExists(atPath: fresh.storePath!))
+
         // A newer format: refused, the file unchanged.
         do {
             let c = try SQLiteConnection(path: path, create: false)
@@ -278,6 +325,22 @@ struct OfflineStoreTests {
         #expect(error4?.code == .unsupported && error4?.message.contains("newer format") == true)
         await s4.close()
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+
+        // Our application id with no format (0) or a negative one: not a store, the file
+        // unchanged (it was an index out of range in the migrations, a trap).
+        for format in [0, -1, Int(Int32.min)] {
+            do {
+                let c = try SQLiteConnection(path: path, create: false)
+                try c.execute("PRAGMA user_version = \(format)")
+            }
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+            let (s5, state5, error5) = try await Self.opened(options)
+            #expect(state5 == .failed)
+            #expect(error5?.code == .invalidArgument && error5?.message.contains("is not an offline store file (its format number is \(format))") == true,
+                    "\(String(describing: error5))")
+            await s5.close()
+            #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == bytes)
+        }
     }
 
     /// New files get 8 KiB pages; a file made with SQLite's 4 KiB pages (every file before

@@ -83,6 +83,11 @@ final class StoreFile {
             guard app == Int64(SystemTables.applicationID) else {
                 throw ODataStoreError(.invalidArgument, "\(path) is not an offline store file (it is a SQLite database of another application)")
             }
+            // Every store file has format 1 or later (`createTables`): 0 or below is a file
+            // that claims our application id and no format (never an index into `migrations`).
+            guard format >= 1 else {
+                throw ODataStoreError(.invalidArgument, "\(path) is not an offline store file (its format number is \(format))")
+            }
             guard format <= Int64(SystemTables.formatVersion) else {
                 throw ODataStoreError(.unsupported, "\(path) is an offline store of a newer format (\(format)) than this library reads (\(SystemTables.formatVersion)); use a newer libodatastore")
             }
@@ -181,6 +186,10 @@ final class StoreFile {
     private static func migrate(_ c: SQLiteConnection) throws(SQLiteError) {
         guard case .integer(let format)? = try c.scalar("PRAGMA user_version") else { return }
         var version = Int(format)
+        // `inspect` refused these already; the file may have changed in between.
+        guard version >= 1 else {
+            throw SQLiteError(code: SQLITE_CORRUPT, message: "the store's format number is \(version)", sql: nil)
+        }
         while version < Int(SystemTables.formatVersion) {
             let steps = SystemTables.migrations[version - 1]
             do {

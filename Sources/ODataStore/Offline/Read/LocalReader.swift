@@ -102,8 +102,11 @@ struct LocalReader {
             let whereSQL = try conditions(request.options, table: resolved.table, alias: "t0", parent: parent, key: last.key, &params)
             let n = try count(resolved.table, whereSQL: whereSQL, params)
             return response(json: "{\"value\":\(n)}", entities: 0, ranges: nil, count: n)
-        case .property(let p), .rawValue(let p):
+        case .property(let p):
             return try property(p, table: resolved.table, parent: parent, key: last.key, path: path)
+        case .rawValue(let p):
+            let binary = resolved.table.columns.first { $0.pathText == p.joined(separator: "/") }?.edm == .binary
+            return try rawValue(of: property(p, table: resolved.table, parent: parent, key: last.key, path: path), binary: binary)
         }
     }
 
@@ -414,6 +417,44 @@ struct LocalReader {
     }
 
     // MARK: - Responses
+
+    /// A property's `$value` as a service sends it: the value's text as `text/plain` (a
+    /// string without quotes or escapes, other values as their canonical literal), and the
+    /// `json` and count the online engine makes of such a body (`DecodedPayload.plainText`).
+    /// A null property stays 204 No Content. An Edm.Binary's is its bytes as
+    /// `application/octet-stream`, with `json` "" as for any media body.
+    private func rawValue(of property: Response, binary: Bool) throws(ODataStoreError) -> Response {
+        guard property.status != 204 else { return property }
+        let text: String
+        do {
+            switch try JSONValue.parse(property.json)["value"] {
+            case .string(let s)?: text = s
+            case .number(let n)?: text = n
+            case .bool(let b)?: text = b ? "true" : "false"
+            default: throw ODataStoreError(.unsupported, "the $value of this property cannot be read offline")
+            }
+        } catch let e as ODataStoreError {
+            throw e
+        } catch {
+            throw ODataStoreError(.error, "\(error)")
+        }
+        let version = (name: "OData-Version", value: model.version == .v2 ? "2.0" : "4.0")
+        if binary {
+            var utf8 = Array(text.utf8)
+            guard let bytes = utf8.withUnsafeMutableBufferPointer({ SQLFunctions.base64Decode(UnsafeBufferPointer($0)) }) else {
+                throw ODataStoreError(.error, "the store holds a binary value that is not base64")
+            }
+            var r = Response(status: 200, headers: [version, (name: "Content-Type", value: "application/octet-stream")], body: bytes)
+            r.isLocal = true
+            return r
+        }
+        let body = Array(text.utf8)
+        let decoded = DecodedPayload.plainText(body)
+        let headers: [(name: String, value: String)] = [version, (name: "Content-Type", value: "text/plain;charset=utf-8")]
+        var r = Response(status: 200, headers: headers, body: body, json: decoded.json, count: decoded.count, entityCount: 0)
+        r.isLocal = true
+        return r
+    }
 
     private func response(json: String, entities: Int, ranges: [Range<Int>]?, count: Int64?, status: Int = 200) -> Response {
         var headers: [(name: String, value: String)] = [(name: "OData-Version", value: model.version == .v2 ? "2.0" : "4.0")]
