@@ -88,10 +88,14 @@ final class OnlineExchange: EngineTask {
         let method = HTTPMethodChoice.method(for: job.mode, version: version, operation: operation, hasBody: job.body != nil)
         var entitySet = target.entitySet(in: model)
         var entityType: String? = nil
-        if entitySet == nil, target.hasMoreSegments, !target.isRawValue, job.mode == .read, let model {
-            entityType = ResourceTarget.navigationEntityType(path: job.path, serviceRoot: engine.serviceRoot, model: model)
-        }
         var payloadTarget = PayloadTarget.automatic
+        if entitySet == nil, target.hasMoreSegments, !target.isRawValue, job.mode == .read, let model {
+            switch ResourceTarget.pathType(path: job.path, serviceRoot: engine.serviceRoot, model: model) {
+            case .entities(let type)?: entityType = type
+            case .value(let type)?: payloadTarget = .value(type)
+            case nil: break
+            }
+        }
         if let operation, let returns = operation.returnType, let model {
             // An operation's result is typed by its declaration: entities of its set, or a value.
             if model.structuredType(returns.name)?.kind == .entity {

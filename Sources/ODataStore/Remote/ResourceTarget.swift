@@ -66,11 +66,22 @@ struct ResourceTarget {
         return memcmp(base + (bytes.count - n), suffix.utf8Start, n) == 0
     }
 
-    /// The entity type a path that goes beyond its first segment addresses (a navigation:
-    /// `Products(1)/Category`, `Categories(3)/Products`), found with the schema-checked parse;
-    /// nil for anything else. Typing navigation results with it keeps `@odata.type` out of
-    /// the canonical shape when the entities are of the declared type, as for sets.
-    static func navigationEntityType(path: String, serviceRoot: String, model: ServiceModel) -> String? {
+    /// What a path that goes beyond its first segment addresses, found with the
+    /// schema-checked parse.
+    enum PathType: Equatable {
+        /// Entities through a navigation (`Products(1)/Category`, `Categories(3)/Products`):
+        /// typing them with their type keeps `@odata.type` out of the canonical shape when
+        /// they are of the declared type, as for sets.
+        case entities(String)
+        /// A property (`Products(1)/Price`, `Flights(...)/flightDetails/departureTime`, also
+        /// after a navigation): its value is typed by the property's declaration, as inside an
+        /// entity (a V2 `Edm.Time` becomes `hh:mm:ss` either way).
+        case value(TypeReference)
+    }
+
+    /// The `PathType` of `path`; nil for anything else (`$count`, `$value`, operations, paths
+    /// the model does not have).
+    static func pathType(path: String, serviceRoot: String, model: ServiceModel) -> PathType? {
         var relative = Substring(path)
         if relative.hasPrefix(serviceRoot) { relative = relative.dropFirst(serviceRoot.count) }
         while relative.hasPrefix("/") { relative = relative.dropFirst() }
@@ -78,19 +89,28 @@ struct ResourceTarget {
               let first = request.segments.first, let set = model.entitySets[first.name] else { return nil }
         var type = model.resolve(set.entityType)
         var sawNavigation = false
+        var property: TypeReference? = nil
         for segment in request.segments.dropFirst() {
             switch segment.role {
-            case .navigation:
+            case .navigation where property == nil:
                 guard let t = model.structuredType(type), let nav = model.navigationProperty(segment.name, of: t) else { return nil }
                 type = model.resolve(nav.targetType)
                 sawNavigation = true
             case .typeCast:
                 type = model.resolve(segment.name)
+                if property != nil { property?.name = type }
+            case .property:
+                // A member of a complex value continues from the complex type.
+                if let p = property, p.isCollection { return nil }
+                guard let t = model.structuredType(type), let p = model.property(segment.name, of: t) else { return nil }
+                property = p.type
+                type = model.resolve(p.type.name)
             default:
                 return nil
             }
         }
-        return sawNavigation ? type : nil
+        if let property { return .value(property) }
+        return sawNavigation ? .entities(type) : nil
     }
 
     /// The entity set whose type describes the payload, when the path addresses a set or
