@@ -35,15 +35,26 @@ let package = Package(
         // Sources/CScan/include/scan.h: the page splitter's 64-byte block scan (SSE2, portable
         // fallback), static inline; a C target (not a system library) so that an edit of the
         // header rebuilds the Swift code that inlines it.
-        .target(name: "CScan"),
+        .target(name: "CScan", exclude: ["README.md"]),
 
         // Protocol: CSDL, resource paths, $filter, payload codecs, $batch. Pure: no I/O.
-        .target(name: "ODataProtocol", dependencies: ["CXML2", "CScan"]),
+        .target(name: "ODataProtocol", dependencies: ["CXML2", "CScan"], exclude: [
+            "README.md", "Batch/README.md", "Filter/README.md", "JSON/README.md", "Metadata/README.md",
+            "Payload/README.md", "URI/README.md", "XML/README.md",
+        ]),
         // Stores, scheduler, online (libcurl) and offline (SQLite) engines.
-        .target(name: "ODataStore", dependencies: ["ODataProtocol", "CCurl", "CSQLite"], exclude: ["Swift/README.md", "Offline/README.md", "Offline/Query/Regex/README.md", "Online/README.md", "Remote/README.md", "Mixed/README.md"]),
+        .target(name: "ODataStore", dependencies: ["ODataProtocol", "CCurl", "CSQLite"], exclude: [
+            "README.md", "Callbacks/README.md", "Errors/README.md", "Scheduler/README.md", "Store/README.md",
+            "Support/README.md", "Swift/README.md", "Swift/Async/README.md", "Swift/Coding/README.md",
+            "Swift/Requests/README.md", "Swift/Values/README.md", "Remote/README.md", "Remote/HTTP/README.md",
+            "Online/README.md", "Mixed/README.md", "Offline/README.md", "Offline/Database/README.md",
+            "Offline/Observe/README.md", "Offline/Query/README.md", "Offline/Query/Regex/README.md",
+            "Offline/Queue/README.md", "Offline/Read/README.md", "Offline/Schema/README.md",
+            "Offline/Sync/README.md", "Offline/Write/README.md",
+        ]),
         // The only target that touches raw C pointers: the exports of include/odatastore.h, each
         // `@c @implementation` (the compiler checks its signature against the header).
-        .target(name: "ODataStoreC", dependencies: ["ODataStore", "CODataStoreABI"], exclude: ["exports.map"],
+        .target(name: "ODataStoreC", dependencies: ["ODataStore", "CODataStoreABI"], exclude: ["exports.map", "README.md"],
                 linkerSettings: [.unsafeFlags(exportFlags)]),
         // Foundation bridging for Swift apps (Sources/ODataStoreFoundation/README.md).
         .target(name: "ODataStoreFoundation", dependencies: ["ODataStore"], exclude: ["README.md"]),
@@ -52,11 +63,11 @@ let package = Package(
             // CSQLite, CMalloc: the command sets SQLite's and malloc's process-wide options
             // (SQLiteProcessSettings.swift, MallocSettings.swift).
             "ODataStore", "CSQLite", "CMalloc",
-        ], exclude: ["Arguments/README.md"]),
+        ], exclude: ["README.md", "Arguments/README.md"]),
         // Fuzz targets (issue 10): a library the tests replay regressions through, and the
         // libFuzzer executable scripts/fuzz.sh builds with -sanitize=fuzzer.
-        .target(name: "ODataFuzzTargets", dependencies: ["ODataProtocol", "ODataStore"]),
-        .executableTarget(name: "odatastore-fuzz", dependencies: ["ODataFuzzTargets"]),
+        .target(name: "ODataFuzzTargets", dependencies: ["ODataProtocol", "ODataStore"], exclude: ["README.md"]),
+        .executableTarget(name: "odatastore-fuzz", dependencies: ["ODataFuzzTargets"], exclude: ["README.md"]),
 
         .testTarget(name: "ODataProtocolTests", dependencies: ["ODataProtocol"]),
         .testTarget(name: "ODataStoreTests", dependencies: ["ODataStore", "ODataFuzzTargets"]),
