@@ -1,5 +1,5 @@
-/// What a store kind plugs into the scheduler: the online engine (HTTP) now, the offline
-/// engine (SQLite) later. The scheduler owns ordering, callbacks and the exactly-once
+/// What a store kind plugs into the scheduler: the online engine (HTTP), the offline engine
+/// (SQLite) and the mixed engine that routes between them. The scheduler owns ordering, callbacks and the exactly-once
 /// terminal rule; an engine only executes.
 ///
 /// Threading: all methods may be called from any thread. Completions may run on any thread

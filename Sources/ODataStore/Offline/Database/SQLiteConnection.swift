@@ -1,6 +1,6 @@
 import CSQLite
 
-/// One SQLite connection. Not thread-safe: it lives on its `DatabaseQueue`'s thread and is
+/// One SQLite connection. Not thread-safe: it lives on its `SerialQueue`'s thread (`OfflineDatabase.queue`) and is
 /// used only there (GRDB's model: one connection, one serial queue).
 ///
 /// Statements are prepared once and cached by their SQL text; every value is bound, never

@@ -7,7 +7,7 @@ import Glibc
 ///
 /// Opening never changes a file that is not a store of this service and format: the checks
 /// (SQLite header, `application_id`, format version, service root, metadata) run before
-/// anything is written. Used only on its `DatabaseQueue`'s thread.
+/// anything is written. Used only on its `SerialQueue`'s thread (`OfflineDatabase.queue`).
 final class StoreFile {
     let connection: SQLiteConnection
     let model: ServiceModel
