@@ -89,6 +89,14 @@ flight = Server("serve.py", "v2flight")
 code, out, err = run("call", "GetAvailableFlights?fromdate=datetime'2026-06-01T00:00:00'&todate=datetime'2026-06-14T00:00:00'"
                      "&cityfrom='Frankfurt'&cityto='New York'", "--service", flight.url)
 check("flight function import", code == 0 and len(as_json(out).get("value", [])) == 4, f"{code} {out[:200]!r} {err!r}")
+# A property read is typed by the property's declaration, as the same value inside an entity:
+# the service sends Edm.Time as "PT10H10M00S" (V2 JSON), the library's shape is "10:10:00".
+flight_key = "FlightCollection(carrid='LH',connid='0400',fldate=datetime'2026-06-01T00:00:00')"
+code, out, err = run("get", flight_key + "/flightDetails/departureTime", "--service", flight.url)
+check("V2 Edm.Time property read", code == 0 and as_json(out) == {"value": "10:10:00"}, f"{code} {out[:200]!r} {err!r}")
+code, out, err = run("get", flight_key + "/flightDetails", "--service", flight.url)
+check("V2 complex property read typed", code == 0 and as_json(out).get("value", {}).get("arrivalTime") == "11:34:00",
+      f"{code} {out[:300]!r} {err!r}")
 flight.stop()
 
 # --- a file, usage ---------------------------------------------------------------------------
