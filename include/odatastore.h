@@ -411,7 +411,8 @@ typedef struct ods_store_options {
     const char *username;           /**< ODS_AUTH_BASIC; no ':', CR, LF. */
     const char *password;           /**< ODS_AUTH_BASIC; no CR, LF. */
     const char *bearer_token;       /**< ODS_AUTH_BEARER */
-    const char *const *headers;     /**< NULL-terminated "Name: value" lines sent with every request. */
+    const char *const *headers;     /**< NULL-terminated "Name: value" lines sent with every request
+                                         (not the HTTP layer's own: see ods_request_set_header). */
     const char *ca_bundle;          /**< PEM file of trusted CAs; NULL = the system's. */
     int insecure_skip_tls_verify;   /**< Non-zero disables TLS verification (testing only). */
     long connect_timeout_ms;        /**< Default 10000. */
@@ -1022,7 +1023,10 @@ ODS_EXTERN void *ods_request_context(const ods_request *request);
 /**
  * Adds a header to send with this request (replacing one of the same name, compared without
  * case); value NULL removes it. Returns ODS_OK; ODS_ESTATE after start; ODS_EINVAL for a
- * name that is not an HTTP token or a value with CR, LF or NUL.
+ * name that is not an HTTP token, a value with CR, LF or NUL, or a header of the HTTP layer
+ * (Content-Length, Transfer-Encoding, Connection, Keep-Alive, Proxy-Connection, Upgrade, TE,
+ * Trailer: they frame the message or manage the connection; also refused in
+ * ods_store_options.headers).
  */
 ODS_EXTERN int ods_request_set_header(ods_request *request, const char *name, const char *value);
 

@@ -55,8 +55,13 @@ enum OfflineCommand {
         }
 
         func validate() throws {
-            if connection.store == nil { throw ValidationError("--store FILE is required") }
-            if connection.service == nil { throw ValidationError("--service URL is required") }
+            guard let path = connection.store else { throw ValidationError("--store FILE is required") }
+            // An existing store file knows its service (as for `offline status`); a new one
+            // is made for the service given.
+            var st = stat()
+            if connection.service == nil, stat(path, &st) != 0 || st.st_size == 0 {
+                throw ValidationError("--service URL is required to make a new store file (\(path) does not exist yet)")
+            }
         }
 
         func run() async throws {

@@ -272,6 +272,14 @@ static void check_invalid_options(void) {
     o.auth = ODS_AUTH_NONE;
     o.headers = bad_headers;
     ODS_CHECK_INT_EQ(ods_store_open(&store, &o, NULL, NULL), ODS_EINVAL);
+    /* The HTTP layer's own headers cannot be set store-wide (a Content-Length on a GET made
+     * the service wait for a body that never came). */
+    {
+        const char *framing[] = {"X-Fine: 1", "content-length: 5", NULL};
+        o.headers = framing;
+        ODS_CHECK_INT_EQ(ods_store_open(&store, &o, NULL, NULL), ODS_EINVAL);
+        ODS_CHECK(strstr(ods_error_last()->message, "Content-Length header is the HTTP layer's") != NULL);
+    }
     o.headers = NULL;
     o.request_timeout_ms = -1;
     ODS_CHECK_INT_EQ(ods_store_open(&store, &o, NULL, NULL), ODS_EINVAL);

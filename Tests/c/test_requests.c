@@ -90,6 +90,12 @@ static void check_delegate_flow(void) {
     ODS_CHECK(ods_request_context(req) == &t);
     ODS_CHECK_OK(ods_request_set_header(req, "X-Test", "yes"));
     ODS_CHECK_OK(ods_request_set_header(req, "X-Test", NULL)); /* removed again */
+    /* The HTTP layer's headers are refused, whatever their case. */
+    ODS_CHECK_INT_EQ(ods_request_set_header(req, "Content-Length", "5"), ODS_EINVAL);
+    ODS_CHECK(strstr(ods_error_last()->message, "Content-Length header is the HTTP layer's") != NULL);
+    ODS_CHECK_INT_EQ(ods_request_set_header(req, "transfer-encoding", "chunked"), ODS_EINVAL);
+    ODS_CHECK_INT_EQ(ods_request_set_header(req, "Connection", "close"), ODS_EINVAL);
+    ODS_CHECK_INT_EQ(ods_request_set_header(req, "Upgrade", NULL), ODS_EINVAL);
     ODS_CHECK_OK(ods_request_set_timeout(req, 30000));
     ODS_CHECK_OK(ods_request_start(req));
 

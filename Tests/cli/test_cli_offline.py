@@ -41,6 +41,15 @@ check("init status", [(d["path"], d["entities"], d["complete"]) for d in status.
       == [("Products?$expand=Category", 300, True), ("Customers", 20, True)], out)
 code, out, err = run("offline", "status", "--store", store)
 check("status without --service", code == 0 and json.loads(out)["definingRequests"][1]["expectedEntities"] == 20, f"{code} {out} {err}")
+# init again without --service: the file knows its service; a defining request it lacks is
+# added and downloaded
+code, out, err = run("offline", "init", "--store", store, "--define", "Categories", "--quiet")
+check("init of an existing store without --service", code == 0
+      and [d["path"] for d in json.loads(out or "{}").get("definingRequests", [])] == ["Products?$expand=Category", "Customers", "Categories"],
+      f"{code} {out[:300]} {err!r}")
+code, out, err = run("offline", "init", "--store", os.path.join(tmp, "new.store"), "--define", "Products")
+check("init of a new store without --service is a usage error", code == 64 and "--service URL is required to make a new store file" in err
+      and not os.path.exists(os.path.join(tmp, "new.store")), f"{code} {err!r}")
 code, out, err = run("get", "Products(107)", "--store", store, "--mode", "offline")
 entity = json.loads(out or "{}")
 expected = seed.product(107)

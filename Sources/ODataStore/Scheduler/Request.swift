@@ -72,6 +72,7 @@ public final class Request: Sendable {
     /// Adds a header (replacing one with the same name, case-insensitively); nil removes it.
     public func setHeader(_ name: String, _ value: String?) throws(ODataStoreError) {
         guard isValidHeaderName(name) else { throw .invalid("invalid header name \"\(name)\"") }
+        if let reason = reservedHeaderReason(name) { throw .invalid(reason) }
         if let value, !isValidHeaderValue(value) {
             throw .invalid("header value for \(name) contains CR, LF or NUL")
         }
@@ -269,6 +270,18 @@ func isValidHeaderName(_ name: String) -> Bool {
         }
     }
     return true
+}
+
+/// Why an app may not set this header, or nil. The message framing and connection headers
+/// belong to the HTTP layer: a `Content-Length` on a GET made the service wait for a body
+/// that never came (the request hung until its timeout), a `Transfer-Encoding` or
+/// `Connection` the app set would contradict what libcurl sends.
+func reservedHeaderReason(_ name: String) -> String? {
+    for reserved in ["Content-Length", "Transfer-Encoding", "Connection", "Keep-Alive", "Proxy-Connection", "Upgrade", "TE", "Trailer"]
+    where asciiCaseInsensitiveEquals(name, reserved) {
+        return "the \(reserved) header is the HTTP layer's (it frames the message or manages the connection); it cannot be set"
+    }
+    return nil
 }
 
 func isValidHeaderValue(_ value: String) -> Bool {

@@ -126,8 +126,9 @@ public final class Store: Sendable {
         guard o.maxConnections >= 0, o.maxConnections <= 1024 else {
             throw .invalid("max_connections must be between 0 (default) and 1024")
         }
-        for h in o.headers where !isValidHeaderName(h.name) || !isValidHeaderValue(h.value) {
-            throw .invalid("invalid header \"\(h.name)\"")
+        for h in o.headers {
+            guard isValidHeaderName(h.name), isValidHeaderValue(h.value) else { throw .invalid("invalid header \"\(h.name)\"") }
+            if let reason = reservedHeaderReason(h.name) { throw .invalid("options->headers: " + reason) }
         }
         if case .basic(let user, let password) = o.authentication {
             guard isValidHeaderValue(user), !user.contains(":") else {
