@@ -174,61 +174,9 @@ enum JSONBatchBody {
         }
         let s = v.stringValue ?? ""
         if isText(contentType) || contentType == nil { return Array(s.utf8) }
-        guard let bytes = Base64.decode(EdmLiteral.standardBase64(s) ?? "") else {
+        guard let bytes = Base64.decode(EdmLiteral.standardBase64(s) ?? "", .standardPadded) else {
             throw BatchError("a binary JSON batch body must be base64url")
         }
         return bytes
-    }
-}
-
-/// Minimal standard base64 (RFC 4648 section 4) for batch bodies.
-enum Base64 {
-    static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-
-    static func encode(_ b: [UInt8]) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity((b.count + 2) / 3 * 4)
-        var i = 0
-        while i + 2 < b.count {
-            let n = UInt32(b[i]) << 16 | UInt32(b[i + 1]) << 8 | UInt32(b[i + 2])
-            for s in [18, 12, 6, 0] { out.append(alphabet[Int(n >> UInt32(s) & 63)]) }
-            i += 3
-        }
-        let rest = b.count - i
-        if rest > 0 {
-            let n = UInt32(b[i]) << 16 | (rest == 2 ? UInt32(b[i + 1]) << 8 : 0)
-            out.append(alphabet[Int(n >> 18 & 63)])
-            out.append(alphabet[Int(n >> 12 & 63)])
-            out.append(rest == 2 ? alphabet[Int(n >> 6 & 63)] : UInt8(ascii: "="))
-            out.append(UInt8(ascii: "="))
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    /// Decodes padded standard base64; nil when malformed.
-    static func decode(_ s: String) -> [UInt8]? {
-        var values: [UInt8] = []
-        var padding = 0
-        for c in s.utf8 {
-            switch c {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"): values.append(c - 65)
-            case UInt8(ascii: "a")...UInt8(ascii: "z"): values.append(c - 71)
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): values.append(c + 4)
-            case UInt8(ascii: "+"): values.append(62)
-            case UInt8(ascii: "/"): values.append(63)
-            case UInt8(ascii: "="): padding += 1; values.append(0)
-            default: return nil
-            }
-        }
-        guard values.count % 4 == 0, padding <= 2 else { return nil }
-        var out: [UInt8] = []
-        var i = 0
-        while i < values.count {
-            let n = UInt32(values[i]) << 18 | UInt32(values[i + 1]) << 12 | UInt32(values[i + 2]) << 6 | UInt32(values[i + 3])
-            out.append(UInt8(n >> 16 & 0xFF)); out.append(UInt8(n >> 8 & 0xFF)); out.append(UInt8(n & 0xFF))
-            i += 4
-        }
-        out.removeLast(padding)
-        return out
     }
 }

@@ -248,11 +248,11 @@ struct Lexer {
             return .binary(b)
         case "binary":
             if version == .v4 {
-                guard let b = BinaryLiteral.fromBase64URL(content) else { throw bad("binary") }
+                guard let b = Base64.decode(content) else { throw bad("binary") }
                 return .binary(b)
             }
             if let b = BinaryLiteral.fromHex(content) { return .binary(b) }
-            if version == nil, let b = BinaryLiteral.fromBase64URL(content) { return .binary(b) }
+            if version == nil, let b = Base64.decode(content) { return .binary(b) }
             throw bad("binary")
         case "duration" where allowsV4:
             guard TemporalSyntax.isDuration(content) else { throw bad("duration") }

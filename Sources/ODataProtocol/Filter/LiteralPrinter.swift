@@ -22,7 +22,7 @@ public enum LiteralPrinter {
         case .binary(let b):
             switch version {
             case .v2: return "binary'" + BinaryLiteral.hex(b) + "'"
-            case .v4: return "binary'" + BinaryLiteral.base64URL(b) + "'"
+            case .v4: return "binary'" + Base64.encode(b, urlSafe: true, padded: false) + "'"
             case nil: return "X'" + BinaryLiteral.hex(b) + "'"
             }
         case .enumMember(let type, let value): return type + quoted(value)

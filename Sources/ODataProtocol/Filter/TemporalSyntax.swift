@@ -106,7 +106,8 @@ enum TemporalSyntax {
     }
 }
 
-/// Hex (V2) and base64url (V4) spellings of binary literals.
+/// The hex spelling of V2 binary literals (`binary'0A1B'`, `X'0A1B'`); V4's base64url is
+/// `Base64`'s.
 enum BinaryLiteral {
     static func fromHex(_ s: String) -> [UInt8]? {
         let b = Array(s.utf8)
@@ -134,58 +135,6 @@ enum BinaryLiteral {
         let digits = Array("0123456789ABCDEF".utf8)
         var out: [UInt8] = []
         for x in bytes { out.append(digits[Int(x >> 4)]); out.append(digits[Int(x & 15)]) }
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)
-
-    /// Base64url with or without `=` padding; `+` and `/` (plain base64) are accepted too.
-    static func fromBase64URL(_ s: String) -> [UInt8]? {
-        var vals: [UInt8] = []
-        var padding = 0
-        for c in s.utf8 {
-            if c == UInt8(ascii: "=") { padding += 1; continue }
-            guard padding == 0 else { return nil }
-            switch c {
-            case 0x41...0x5A: vals.append(c - 0x41)
-            case 0x61...0x7A: vals.append(c - 0x61 + 26)
-            case 0x30...0x39: vals.append(c - 0x30 + 52)
-            case UInt8(ascii: "-"), UInt8(ascii: "+"): vals.append(62)
-            case UInt8(ascii: "_"), UInt8(ascii: "/"): vals.append(63)
-            default: return nil
-            }
-        }
-        if vals.count % 4 == 1 || padding > 2 { return nil }
-        if padding > 0 && (vals.count + padding) % 4 != 0 { return nil }
-        var out: [UInt8] = []
-        var i = 0
-        while i + 1 < vals.count {
-            let a = vals[i], b = vals[i + 1]
-            out.append(a << 2 | b >> 4)
-            if i + 2 < vals.count {
-                let c = vals[i + 2]
-                out.append((b & 15) << 4 | c >> 2)
-                if i + 3 < vals.count { out.append((c & 3) << 6 | vals[i + 3]) }
-            }
-            i += 4
-        }
-        return out
-    }
-
-    /// Base64url without padding.
-    static func base64URL(_ bytes: [UInt8]) -> String {
-        var out: [UInt8] = []
-        var i = 0
-        while i < bytes.count {
-            let a = bytes[i]
-            let b = i + 1 < bytes.count ? bytes[i + 1] : 0
-            let c = i + 2 < bytes.count ? bytes[i + 2] : 0
-            out.append(alphabet[Int(a >> 2)])
-            out.append(alphabet[Int((a & 3) << 4 | b >> 4)])
-            if i + 1 < bytes.count { out.append(alphabet[Int((b & 15) << 2 | c >> 6)]) }
-            if i + 2 < bytes.count { out.append(alphabet[Int(c & 63)]) }
-            i += 3
-        }
         return String(decoding: out, as: UTF8.self)
     }
 }

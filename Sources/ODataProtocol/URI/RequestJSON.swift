@@ -47,7 +47,7 @@ public enum RequestJSON {
              .single(let s), .guid(let s), .dateTime(let s), .dateTimeOffset(let s), .time(let s), .date(let s),
              .timeOfDay(let s), .duration(let s), .geography(let s), .geometry(let s):
             m.append(("value", JSONText.string(s)))
-        case .binary(let b): m.append(("value", JSONText.string(BinaryLiteral.base64URL(b))))
+        case .binary(let b): m.append(("value", JSONText.string(Base64.encode(b, urlSafe: true, padded: false))))
         case .enumMember(let type, let value):
             m.append(("enumType", JSONText.string(type)))
             m.append(("value", JSONText.string(value)))

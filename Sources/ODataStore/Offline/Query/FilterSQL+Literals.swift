@@ -1,3 +1,4 @@
+import ODataProtocol
 /// Literals: bound as parameters in the form the operation needs, and the conversions
 /// between representations (numeric promotion, V4.01 Part 2, 5.1.1.18: an Int64 against a
 /// Decimal is compared as a decimal, a Decimal against a Double as a double).
@@ -87,7 +88,7 @@ extension FilterSQL {
         case (.time(let t), _):
             return .text(Self.timeOfDayText(fromDuration: t))
         case (.binary(let bytes), _):
-            return .text(Self.base64(bytes))
+            return .text(Base64.encode(bytes))  // standard, padded: as the store keeps Edm.Binary
         case (.enumMember(let type, let value), _):
             return .text(try enumNames(value, model.resolve(type)))
         case (.geography, _), (.geometry, _):
@@ -155,25 +156,5 @@ extension FilterSQL {
         guard let d, d.seconds >= 0, d.seconds < 86_400 else { return t }
         let s = Int(d.seconds)
         return TemporalText.timeText(s / 3600, (s % 3600) / 60, s % 60, d.picoseconds)
-    }
-
-    /// Standard base64 with padding (RFC 4648 section 4), as the store keeps Edm.Binary.
-    static func base64(_ bytes: [UInt8]) -> String {
-        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity((bytes.count + 2) / 3 * 4)
-        var i = 0
-        while i < bytes.count {
-            let b0 = UInt32(bytes[i])
-            let b1 = i + 1 < bytes.count ? UInt32(bytes[i + 1]) : 0
-            let b2 = i + 2 < bytes.count ? UInt32(bytes[i + 2]) : 0
-            let n = (b0 << 16) | (b1 << 8) | b2
-            out.append(alphabet[Int((n >> 18) & 63)])
-            out.append(alphabet[Int((n >> 12) & 63)])
-            out.append(i + 1 < bytes.count ? alphabet[Int((n >> 6) & 63)] : UInt8(ascii: "="))
-            out.append(i + 2 < bytes.count ? alphabet[Int(n & 63)] : UInt8(ascii: "="))
-            i += 3
-        }
-        return String(decoding: out, as: UTF8.self)
     }
 }

@@ -1,3 +1,4 @@
+import ODataProtocol
 /// URL literals (key predicates, function parameters) as the SQL values their column stores.
 enum LiteralValue {
     static func sqlValue(_ literal: Literal, for column: Column) throws(ODataStoreError) -> SQLValue {

@@ -225,7 +225,7 @@ enum CollectionItems {
                 case .duration:
                     return OrderedText.duration(b).map { Key.time($0.seconds, $0.picoseconds) } ?? other
                 case .binary:
-                    return SQLFunctions.base64Decode(b).map(Key.bytes) ?? other
+                    return Base64.decode(b).map(Key.bytes) ?? other
                 case .flags:
                     return SQLFunctions.enumValue(text, members: members).map(Key.integer) ?? other
                 }

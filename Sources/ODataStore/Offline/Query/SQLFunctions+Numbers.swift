@@ -1,3 +1,4 @@
+import ODataProtocol
 import CSQLite
 
 /// Numeric functions with OData's semantics (V4.01 Part 2, 5.1.1.2 and 5.1.1.9):
@@ -60,7 +61,7 @@ extension SQLFunctions {
         Entry(name: "ods_unbase64", arguments: 1) { c, n, v in
             let call = SQLFunctionCall(c, n, v)
             if call.anyNull { return call.resultNull() }
-            guard let bytes = call.withText(0, { SQLFunctions.base64Decode($0) }) else { return call.resultNull() }
+            guard let bytes = call.withText(0, { Base64.decode($0) }) else { return call.resultNull() }
             call.result(blob: bytes)
         },
     ]
@@ -207,32 +208,5 @@ extension SQLFunctions {
             any = true
         }
         return any ? value : nil
-    }
-
-    /// Standard or URL-safe base64, padding optional; nil when not base64.
-    static func base64Decode(_ b: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
-        var out: [UInt8] = []
-        out.reserveCapacity(b.count * 3 / 4)
-        var acc: UInt32 = 0
-        var bits = 0
-        for c in b {
-            let v: UInt32
-            switch c {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"): v = UInt32(c - 65)
-            case UInt8(ascii: "a")...UInt8(ascii: "z"): v = UInt32(c - 97 + 26)
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): v = UInt32(c - 48 + 52)
-            case UInt8(ascii: "+"), UInt8(ascii: "-"): v = 62
-            case UInt8(ascii: "/"), UInt8(ascii: "_"): v = 63
-            case UInt8(ascii: "="): continue
-            default: return nil
-            }
-            acc = (acc << 6) | v
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                out.append(UInt8((acc >> UInt32(bits)) & 0xFF))
-            }
-        }
-        return out
     }
 }

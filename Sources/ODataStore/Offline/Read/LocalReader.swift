@@ -1,3 +1,4 @@
+import ODataProtocol
 /// Answers READ requests from the store file, in the canonical JSON shape, as the service
 /// would answer them on the same data: the resource path resolved to a table and a chain of
 /// parent rows, `$filter` and `$orderby` translated to SQL (`FilterSQL`), ties broken by key,
@@ -440,8 +441,7 @@ struct LocalReader {
         }
         let version = (name: "OData-Version", value: model.version == .v2 ? "2.0" : "4.0")
         if binary {
-            var utf8 = Array(text.utf8)
-            guard let bytes = utf8.withUnsafeMutableBufferPointer({ SQLFunctions.base64Decode(UnsafeBufferPointer($0)) }) else {
+            guard let bytes = Base64.decode(text) else {
                 throw ODataStoreError(.error, "the store holds a binary value that is not base64")
             }
             var r = Response(status: 200, headers: [version, (name: "Content-Type", value: "application/octet-stream")], body: bytes)

@@ -1,3 +1,4 @@
+import ODataProtocol
 /// A Swift type that stands for one Edm primitive value: how it reads from and writes to a
 /// scalar of the canonical JSON shape (docs/json-shape.md), and how it is spelled as a URL
 /// literal in keys and `$filter`.
