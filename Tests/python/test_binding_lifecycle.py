@@ -234,3 +234,45 @@ def test_store_collected_on_its_own_callback_thread(v4_server):
             t.join(BOUND)
     gc.collect()
     assert ref() is None
+
+
+def _open_fds():
+    return len(os.listdir("/proc/self/fd"))
+
+
+def test_dropped_queue_store_with_an_undelivered_answer_is_closed(v4_server):
+    # Nobody delivers a queue store's callbacks once no code can reach it: its requests do
+    # not keep it alive (it keeps them), so the garbage collector closes it (descriptors and
+    # threads released) instead of leaving it open for good.
+    gc.collect()
+    before = _open_fds()
+    refs = []
+    for _ in range(5):
+        store = odatastore.Store(v4_server.url, dispatch="queue")
+        store.wait_open(BOUND)
+        fut = store.submit("READ", "Products(1)")
+        store.request("READ", "Products(2)").start()
+        assert select_readable(store.fileno(), BOUND)  # callbacks wait; nobody delivers them
+        refs.append(weakref.ref(store))
+        del store, fut
+    gc.collect()
+    assert all(r() is None for r in refs)
+    assert _open_fds() <= before + 2, (before, _open_fds())
+
+    # What the app still holds keeps the store, and works: a future, a request.
+    store = odatastore.Store(v4_server.url, dispatch="queue")
+    ref = weakref.ref(store)
+    fut = store.submit("READ", "Products(5)")
+    req = store.request("READ", "Products(6)").start()
+    del store
+    gc.collect()
+    assert ref() is not None
+    assert fut.result(BOUND)["ID"] == 5 and req.result(BOUND)["ID"] == 6
+    del fut, req
+    gc.collect()
+    assert ref() is None
+
+
+def select_readable(fd, timeout):
+    import select
+    return bool(select.select([fd], [], [], timeout)[0])

@@ -520,6 +520,11 @@ class CompletionCallback(Protocol):
 
 _ids = itertools.count(1)
 _live: dict[int, "Request"] = {}                      # started requests, until their last callback
+# Started requests of queue-dispatch stores, until their last callback: weakly, the store
+# holding them (Store._inflight). Nothing delivers a queue store's callbacks once it is
+# unreachable, so such a store and its requests are left to the garbage collector, which
+# closes the store (_hold, docs/python.md "Threads, asyncio, lifetimes").
+_live_queued: "weakref.WeakValueDictionary[int, Request]" = weakref.WeakValueDictionary()
 _stores: "weakref.WeakValueDictionary[int, Store]" = weakref.WeakValueDictionary()
 _get_ident = threading.get_ident
 
@@ -649,7 +654,33 @@ class _Delivering:
 
 
 def _request_of(ctx: Optional[int]) -> Optional["Request"]:
-    return _live.get(ctx) if ctx else None
+    if not ctx:
+        return None
+    req = _live.get(ctx)
+    return req if req is not None else _live_queued.get(ctx)
+
+
+def _hold(store: "Store", key: int, obj: Any, registry: dict[int, Any],
+          queued: "weakref.WeakValueDictionary[int, Any]") -> None:
+    """Keeps a started request or operation until its last callback: in ``registry``
+    (strongly: its store's own threads deliver that callback), or for a queue-dispatch store
+    in the store itself and weakly in ``queued`` (only a caller that can reach the store can
+    deliver it, so an unreachable store is collected with its requests and closed)."""
+    if store._fd is None:
+        registry[key] = obj
+    else:
+        store._inflight[key] = obj
+        queued[key] = obj
+
+
+def _release(store: "Store", key: int, registry: dict[int, Any],
+             queued: "weakref.WeakValueDictionary[int, Any]") -> Any:
+    """Undoes :func:`_hold`: returns what was held (None when nothing was)."""
+    obj = registry.pop(key, None)
+    if obj is None:
+        obj = queued.pop(key, None)
+        store._inflight.pop(key, None)
+    return obj
 
 
 def _on_state_py(store_ptr: Optional[int], state: int, error: Any, ctx: Optional[int]) -> None:
@@ -806,6 +837,10 @@ _on_finished = _ffi.FINISHED_CB(_on_finished_py)
 
 def _on_completion_py(req_ptr: Optional[int], resp_ptr: Optional[int], error: Optional[int], ctx: Optional[int]) -> None:
     req = _live.pop(ctx, None) if ctx else None  # the last callback of the request
+    if req is None and ctx:
+        req = _live_queued.pop(ctx, None)
+        if req is not None:
+            req.store._inflight.pop(ctx, None)
     if req is not None:
         if req._handle is None:  # ods_request_submit has not returned yet: the same handle
             req._handle = req_ptr
@@ -1011,6 +1046,26 @@ class RequestFuture(_StoreFuture):
 # ---------------------------------------------------------------------------------------
 
 _operations: dict[int, "_Operation"] = {}           # started operations, until their completion
+_operations_queued: "weakref.WeakValueDictionary[int, _Operation]" = weakref.WeakValueDictionary()  # see _live_queued
+
+
+def _operation_of(ctx: Optional[int]) -> Optional["_Operation"]:
+    if not ctx:
+        return None
+    op = _operations.get(ctx)
+    return op if op is not None else _operations_queued.get(ctx)
+
+
+def _operation_done(ctx: Optional[int]) -> Optional["_Operation"]:
+    """The operation of ``ctx`` at its last callback, no longer held."""
+    if not ctx:
+        return None
+    op = _operations.pop(ctx, None)
+    if op is None:
+        op = _operations_queued.pop(ctx, None)
+        if op is not None:
+            op.store._inflight.pop(ctx, None)
+    return op
 
 
 class OperationFuture(_StoreFuture):
@@ -1045,12 +1100,12 @@ class _Operation:
 
     def start(self, call: Callable[[int], int]) -> "_Operation":
         """Registers the operation, then makes the C call (``call(key)`` returns its status)."""
-        _operations[self.key] = self
+        _hold(self.store, self.key, self, _operations, _operations_queued)
         try:
             with self.store._use():
                 _errors.check(self.store._lib, call(self.key))
         except BaseException:
-            _operations.pop(self.key, None)
+            _release(self.store, self.key, _operations, _operations_queued)
             raise
         return self
 
@@ -1135,7 +1190,7 @@ class _Operation:
 
 def _on_upload_progress_py(store_ptr: Optional[int], progress: Any, ctx: Optional[int]) -> None:
     try:
-        op = _operations.get(ctx) if ctx else None
+        op = _operation_of(ctx)
         if op is None or not progress or op.progress is None or op._callback_raised:
             return
         report = UploadProgress._copy(progress.contents)  # BORROWED for this call
@@ -1156,7 +1211,7 @@ _on_upload_progress = _ffi.UPLOAD_PROGRESS_CB(_on_upload_progress_py)
 
 def _on_upload_done_py(store_ptr: Optional[int], status: int, result: Any, error: Any, ctx: Optional[int]) -> None:
     try:
-        op = _operations.pop(ctx, None) if ctx else None  # the last callback of the upload
+        op = _operation_done(ctx)  # the last callback of the upload
         if op is None:
             return
         err = _errors.from_struct(error) if error else None
@@ -1174,7 +1229,7 @@ _on_upload_done = _ffi.UPLOAD_CB(_on_upload_done_py)
 
 def _on_download_progress_py(store_ptr: Optional[int], progress: Any, ctx: Optional[int]) -> None:
     try:
-        op = _operations.get(ctx) if ctx else None
+        op = _operation_of(ctx)
         if op is None or not progress or op.progress is None or op._callback_raised:
             return
         report = DownloadProgress._copy(progress.contents)  # BORROWED for this call
@@ -1195,7 +1250,7 @@ _on_download_progress = _ffi.PROGRESS_CB(_on_download_progress_py)
 
 def _on_download_done_py(store_ptr: Optional[int], status: int, error: Any, ctx: Optional[int]) -> None:
     try:
-        op = _operations.pop(ctx, None) if ctx else None  # the last callback of the download
+        op = _operation_done(ctx)  # the last callback of the download
         if op is not None:
             op.finish(None, _errors.from_struct(error) if error else None)
     except BaseException as e:
@@ -1207,7 +1262,7 @@ _on_download_done = _ffi.DOWNLOAD_CB(_on_download_done_py)
 
 def _on_revert_done_py(store_ptr: Optional[int], error_id: int, status: int, error: Any, ctx: Optional[int]) -> None:
     try:
-        op = _operations.pop(ctx, None) if ctx else None
+        op = _operation_done(ctx)
         if op is not None:
             op.finish(None, _errors.from_struct(error) if error else None)
     except BaseException as e:
@@ -1316,7 +1371,10 @@ class Request:
         future = self._future = RequestFuture(self)
         self._started = True
         key = self._key
-        _live[key] = self
+        if store._fd is None:
+            _live[key] = self
+        else:
+            _hold(store, key, self, _live, _live_queued)
         try:
             if store._handle is not None and _get_ident() in store._delivering:
                 # from a callback of the store (the usual chain): what _Use would do (nothing)
@@ -1328,7 +1386,7 @@ class Request:
             if not started:
                 raise _errors.last_any(lib)
         except BaseException:
-            _live.pop(key, None)
+            _release(store, key, _live, _live_queued)
             self._future = None
             raise
         # The completion may have run already on the callback thread: it set the same
@@ -1373,12 +1431,12 @@ class Request:
             if self._started:
                 raise StateError("the request was already started", _errors.ESTATE)
             self._started = True
-        _live[self._key] = self
+        _hold(self.store, self._key, self, _live, _live_queued)
         try:
             with self.store._use():
                 _errors.check(lib, lib.ods_request_start(self._handle))
         except BaseException:
-            _live.pop(self._key, None)
+            _release(self.store, self._key, _live, _live_queued)
             with self._lock:
                 self._started = False
             raise
@@ -1795,6 +1853,9 @@ class Store:
         self._loop: Optional[asyncio.AbstractEventLoop] = None
         self._loop_thread: Optional[int] = None
         self._fd: Optional[int] = None
+        # queue dispatch: the started requests and operations (key -> object) until their
+        # last callback (_hold)
+        self._inflight: dict[int, Any] = {}
         self._progress_error: Optional[BaseException] = None
         self._progress_error_raised = False
         self._key = next(_ids)
@@ -1928,8 +1989,7 @@ class Store:
         self.close()
 
     async def __aenter__(self) -> "Store":
-        if self.dispatch_mode == "queue" and self._loop is None:
-            self.attach(asyncio.get_running_loop())
+        self._attach_for_async(asyncio.get_running_loop())
         return self
 
     async def __aexit__(self, *exc: Any) -> None:
@@ -2395,8 +2455,35 @@ class Store:
                 pass
 
     def _attach_for_async(self, loop: asyncio.AbstractEventLoop) -> None:
-        if self.dispatch_mode == "queue" and self._loop is None:
+        if self.dispatch_mode != "queue":
+            return
+        current = self._loop
+        if current is None or current.is_closed():
+            self._loop = None
             self.attach(loop)
+        elif current is not loop and not current.is_running():
+            # The loop it was attached to has stopped (asyncio.run() over, or a loop between
+            # run_until_complete calls): this running loop takes the descriptor over, else
+            # nothing would deliver what it awaits.
+            try:
+                current.remove_reader(self._fd)  # type: ignore[arg-type]
+            except (RuntimeError, ValueError, OSError):
+                pass
+            self._loop = None
+            self.attach(loop)
+
+    def _dispatches_here(self) -> bool:
+        """Queue mode: whether a thread waiting for a callback must deliver it itself: no
+        loop attached, the attached loop's own thread, or a loop that is not running (closed:
+        the store detaches from it; stopped: nothing else would deliver until it runs again)."""
+        loop = self._loop
+        if loop is None or self._loop_thread == _get_ident():
+            return True
+        if loop.is_closed():
+            if self._loop is loop:
+                self._loop = None
+            return True
+        return not loop.is_running()
 
     def _on_loop_thread(self, loop: asyncio.AbstractEventLoop) -> bool:
         if self._loop is loop and self._loop_thread == threading.get_ident():
@@ -2417,19 +2504,22 @@ class Store:
             raise StateError("cannot wait for a request inside a callback of the same store "
                              "(it would never be delivered): use submit(), a callback or await", _errors.ESTATE)
         deadline = None if timeout is None else time.monotonic() + timeout
-        queue_here = self.dispatch_mode == "queue" and (
-            self._loop is None or self._loop_thread == threading.get_ident())
+        queue = self.dispatch_mode == "queue"
         while not done():
             remaining = None if deadline is None else deadline - time.monotonic()
             if remaining is not None and remaining <= 0:
                 return done()
-            if queue_here and not self._closing and not self._closed:
-                slice_s = 0.05 if remaining is None else min(0.05, remaining)
-                try:
-                    with self._use():
-                        self._lib.ods_store_dispatch(self._handle, max(1, int(slice_s * 1000)))
-                except ClosedError:
-                    pass
+            if queue and not self._closing and not self._closed:
+                if self._dispatches_here():  # looked at again each slice: the loop may stop
+                    slice_s = 0.05 if remaining is None else min(0.05, remaining)
+                    try:
+                        with self._use():
+                            self._lib.ods_store_dispatch(self._handle, max(1, int(slice_s * 1000)))
+                    except ClosedError:
+                        pass
+                    continue
+                # a running loop on another thread delivers; it may stop or close meanwhile
+                event.wait(0.1 if remaining is None else min(0.1, remaining))
                 continue
             event.wait(0.05 if is_done is not None else remaining)
         return True
