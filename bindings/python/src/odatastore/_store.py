@@ -452,6 +452,8 @@ class Response:
             elif isinstance(obj, dict) and "value" in obj and self.entity_count == 0 and all(
                     k == "value" or k.startswith("@") for k in obj):
                 data = obj["value"]
+                if types is not None and path is not None:  # a property's value: its Edm type
+                    data = types.type_value(path, data)
             elif isinstance(obj, dict):
                 entity = obj if isinstance(obj, Entity) else _as_entity(obj)
                 if entity.etag is None and self.etag is not None:
