@@ -276,3 +276,58 @@ def test_dropped_queue_store_with_an_undelivered_answer_is_closed(v4_server):
 def select_readable(fd, timeout):
     import select
     return bool(select.select([fd], [], [], timeout)[0])
+
+
+def test_store_headers_are_checked_like_request_headers(v4_proxy):
+    # In the C API's "Name: value" lines a ':' in a name would split the line elsewhere
+    # ({"A:B": "x"} went out as "A: B: x"): names and values are checked as set_header does.
+    for bad, named in (({"A:B": "x"}, 'invalid header name "A:B"'), ({"": "x"}, 'invalid header name ""'),
+                       ({"X Y": "x"}, "X Y"), ({"X": "a\r\nB: c"}, "CR, LF or NUL"),
+                       ({"X": 1}, "header X must be a str"), ({5: "x"}, "must be a str"),
+                       (["X: y"], "mapping")):
+        with pytest.raises(odatastore.InvalidArgumentError, match=named):
+            odatastore.Store(v4_proxy.url, headers=bad)
+        with odatastore.Store(v4_proxy.url) as store:
+            with pytest.raises(odatastore.InvalidArgumentError):
+                store.read("Products(1)", headers=bad)
+    import json
+    import urllib.request
+    with odatastore.Store(v4_proxy.url, headers={"X-Good": "a: b"}) as store:
+        assert store.read("Products(1)")["ID"] == 1
+    with urllib.request.urlopen(v4_proxy.control, timeout=10) as r:
+        sent = json.loads(r.read())["headers"][-1]
+    assert ["X-Good", "a: b"] in sent and not any(h[0] == "A" for h in sent)
+
+
+def test_argument_types_and_ranges_are_named(v4_server):
+    with pytest.raises(odatastore.InvalidArgumentError, match="service_root must be a str"):
+        odatastore.Store(5)
+    with pytest.raises(odatastore.InvalidArgumentError, match="username must be a str"):
+        odatastore.Store(v4_server.url, username=3, password="p")
+    for bad in (float("inf"), float("nan"), "5", 10**30):
+        with pytest.raises(odatastore.InvalidArgumentError, match="timeout"):
+            odatastore.Store(v4_server.url, timeout=bad)
+    with odatastore.Store(v4_server.url) as store:
+        entity = store.read("Products(3)")
+        for path in (5, b"Products(1)", entity, None):
+            with pytest.raises(odatastore.InvalidArgumentError, match="path must be a str"):
+                store.read(path)
+            with pytest.raises(odatastore.InvalidArgumentError, match="path must be a str"):
+                store.submit("READ", path)
+        with pytest.raises(odatastore.InvalidArgumentError, match="etag must be a str"):
+            store.update("Products(1)", {}, etag=5)
+        for bad in (float("inf"), float("nan"), -1, "1", 10**30):
+            with pytest.raises(odatastore.InvalidArgumentError, match="timeout"):
+                store.read("Products(1)", timeout=bad)
+        with pytest.raises(odatastore.InvalidArgumentError, match="headers must be a mapping"):
+            store.read("Products(1)", headers=[("X", "y")])
+        # request ids are uint64: out of range or not an int never reaches C (it wrapped
+        # modulo 2**64 and cancelled another request)
+        fut = store.submit("READ", "Products(4)")
+        rid = fut.request.id
+        for bad in (rid + 2**64, -1, 2**70, "x", 1.0, True):
+            with pytest.raises(odatastore.InvalidArgumentError, match="request_id|no request has id"):
+                store.cancel(bad)
+        assert fut.result(BOUND)["ID"] == 4  # not cancelled
+        with pytest.raises(odatastore.NotFoundError):
+            store.cancel(2**64 - 1)

@@ -8,7 +8,10 @@ import ctypes
 import enum
 import itertools
 import json
+import math
+import numbers
 import os
+import re
 import threading
 import time
 import weakref
@@ -126,12 +129,70 @@ def _path_list(paths: Optional[Sequence[str]], name: str) -> Any:
     return (ctypes.c_char_p * (len(encoded) + 1))(*encoded, None)
 
 
-def _c(text: Optional[str]) -> Optional[bytes]:
+def _c(text: Optional[str], name: str = "a string argument") -> Optional[bytes]:
     if text is None:
         return None
+    if text.__class__ is not str and not isinstance(text, str):
+        raise InvalidArgumentError(f"{name} must be a str, not {type(text).__name__}", _errors.EINVAL)
     if "\0" in text:
         raise InvalidArgumentError("strings passed to odatastore must not contain NUL", _errors.EINVAL)
     return text.encode("utf-8")
+
+
+_HEADER_NAME = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+\Z")  # an RFC 9110 token, as the library checks
+
+
+def _header_name(name: Any) -> bytes:
+    if not isinstance(name, str):
+        raise InvalidArgumentError(f"a header name must be a str, not {type(name).__name__}", _errors.EINVAL)
+    if not _HEADER_NAME.match(name):
+        raise InvalidArgumentError(f"invalid header name \"{name}\"", _errors.EINVAL)
+    return name.encode("ascii")
+
+
+def _header_value(name: str, value: Any) -> bytes:
+    if not isinstance(value, str):
+        raise InvalidArgumentError(f"the value of header {name} must be a str, not {type(value).__name__}",
+                                   _errors.EINVAL)
+    if "\r" in value or "\n" in value or "\0" in value:
+        raise InvalidArgumentError(f"header value for {name} contains CR, LF or NUL", _errors.EINVAL)
+    return value.encode("utf-8")
+
+
+def _header_lines(headers: Any, what: str) -> Any:
+    """``headers`` (a mapping) as the C API's NULL-terminated ``"Name: value"`` lines, each
+    name and value checked as ``ods_request_set_header`` checks them: in a line, a ':' in the
+    name would split it elsewhere (``{"A:B": "x"}`` would send ``A: B: x``)."""
+    if not isinstance(headers, Mapping):
+        raise InvalidArgumentError(f"{what} must be a mapping of header names to values, not "
+                                   f"{type(headers).__name__}", _errors.EINVAL)
+    lines: list[Optional[bytes]] = []
+    for name, value in headers.items():
+        lines.append(_header_name(name) + b": " + _header_value(name, value))
+    lines.append(None)
+    return (ctypes.c_char_p * len(lines))(*lines)
+
+
+_MAX_MS = 2**31 - 1
+
+
+def _timeout_ms(seconds: Any, name: str) -> int:
+    """A timeout in seconds (a finite, non-negative number) in whole milliseconds."""
+    if isinstance(seconds, bool) or not isinstance(seconds, numbers.Real):
+        raise InvalidArgumentError(f"{name} is a number of seconds, not {type(seconds).__name__}", _errors.EINVAL)
+    try:
+        value = float(seconds)
+    except OverflowError:
+        value = math.inf
+    if math.isnan(value):
+        raise InvalidArgumentError(f"{name} must be a number of seconds, not NaN", _errors.EINVAL)
+    if value < 0:
+        raise InvalidArgumentError(f"{name} must not be negative", _errors.EINVAL)
+    ms = round(value * 1000) if math.isfinite(value) else _MAX_MS + 1
+    if ms > _MAX_MS:
+        raise InvalidArgumentError(f"{name} must be finite, at most {_MAX_MS // 1000} seconds (None: the default)",
+                                   _errors.EINVAL)
+    return int(ms)
 
 
 # ---------------------------------------------------------------------------------------
@@ -762,8 +823,7 @@ class LogonPrompt:
 
     def headers(self, headers: Mapping[str, str]) -> None:
         """Answers with headers of the app's own (a session cookie from an SSO flow...)."""
-        lines = [_c(f"{k}: {v}") for k, v in headers.items()] + [None]
-        array = (ctypes.c_char_p * len(lines))(*lines)
+        array = _header_lines(headers, "headers")
         self._reply(lambda h: self._store._lib.ods_store_logon_headers(
             h, self.id, ctypes.cast(array, ctypes.POINTER(ctypes.c_char_p))))
 
@@ -1316,6 +1376,8 @@ class Request:
                  _submit: bool = False) -> None:
         lib = store._lib
         self.store = store
+        if path.__class__ is not str:
+            _path_arg(path, "path")  # raises for what is not a str
         known = _MODES_BY_NAME.get(mode) if mode.__class__ is str else None  # _mode's usual case
         self.mode = known if known is not None else _mode(mode)
         self.path = path
@@ -1352,6 +1414,9 @@ class Request:
             _errors.check(lib, lib.ods_request_set_delegate(self._handle, ctypes.byref(_DELEGATE)))
         if etag is not None:
             self.set_etag(etag)
+        if headers is not None and not isinstance(headers, Mapping):
+            raise InvalidArgumentError(f"headers must be a mapping of header names to values, not "
+                                       f"{type(headers).__name__}", _errors.EINVAL)
         for name, value in (headers or {}).items():
             self.set_header(name, value)
         if all_pages:
@@ -1410,19 +1475,20 @@ class Request:
     def set_header(self, name: str, value: Optional[str]) -> None:
         """Adds a header (replacing one of that name); None removes it. Before start only."""
         lib = self.store._lib
-        _errors.check(lib, lib.ods_request_set_header(self._handle, _c(name), _c(value)))
+        c_name = _c(name, "a header name")
+        _errors.check(lib, lib.ods_request_set_header(self._handle, c_name, _c(value, f"the value of header {name}")))
 
     def set_etag(self, etag: Optional[str]) -> None:
         """The ETag for If-Match ("*" matches any version). Before start only."""
         lib = self.store._lib
-        _errors.check(lib, lib.ods_request_set_etag(self._handle, _c(etag)))
+        _errors.check(lib, lib.ods_request_set_etag(self._handle, _c(etag, "etag")))
 
     def set_timeout(self, seconds: float) -> None:
-        """Time limit for each HTTP exchange, in seconds (0: the store's). Before start only."""
-        if seconds < 0:
-            raise InvalidArgumentError("timeout must not be negative", _errors.EINVAL)
+        """Time limit for each HTTP exchange, in seconds (0: the store's; finite, at most
+        2147483 s: :class:`InvalidArgumentError` otherwise). Before start only."""
+        ms = _timeout_ms(seconds, "timeout")
         lib = self.store._lib
-        _errors.check(lib, lib.ods_request_set_timeout(self._handle, int(round(seconds * 1000))))
+        _errors.check(lib, lib.ods_request_set_timeout(self._handle, ms))
 
     # -- running -----------------------------------------------------------------------
 
@@ -1865,32 +1931,32 @@ class Store:
         opts = _ffi.StoreOptions()
         opts.version = _ffi.STORE_OPTIONS_VERSION
         opts.kind = _KINDS[mode]
-        opts.service_root = _c(service_root)
+        opts.service_root = _c(service_root, "service_root")
         opts.dispatch = _DISPATCH[dispatch]
         opts.odata_version = odata_version or 0
         keep: list[Any] = []
         if username is not None:
             opts.auth = 1
-            opts.username = _c(username)
-            opts.password = _c(password or "")
+            opts.username = _c(username, "username")
+            opts.password = _c(password or "", "password")
         elif bearer_token is not None:
             opts.auth = 2
-            opts.bearer_token = _c(bearer_token)
-        if headers:
-            lines = [_c(f"{k}: {v}") for k, v in headers.items()] + [None]
-            array = (ctypes.c_char_p * len(lines))(*lines)
+            opts.bearer_token = _c(bearer_token, "bearer_token")
+        if headers is not None:  # checked even when empty (a mapping)
+            array = _header_lines(headers, "headers")
             keep.append(array)
+        if headers:
             opts.headers = ctypes.cast(array, ctypes.POINTER(ctypes.c_char_p))
-        opts.ca_bundle = _c(ca_bundle)
+        opts.ca_bundle = _c(ca_bundle, "ca_bundle")
         opts.insecure_skip_tls_verify = 0 if verify else 1
         opts.connect_timeout_ms = self._ms(connect_timeout, "connect_timeout")
         opts.request_timeout_ms = self._ms(timeout, "timeout")
         if max_connections is not None and max_connections < 0:
             raise InvalidArgumentError("max_connections must not be negative", _errors.EINVAL)
         opts.max_connections = max_connections or 0
-        opts.user_agent = _c(user_agent)
+        opts.user_agent = _c(user_agent, "user_agent")
         opts.csrf_protection = 0 if csrf_protection else 1
-        opts.metadata_path = _c(metadata_path)
+        opts.metadata_path = _c(metadata_path, "metadata_path")
         opts.store_path = _c(path)
         if definitions is not None:
             paths = [_c(d) for d in definitions] + [None]
@@ -1931,9 +1997,7 @@ class Store:
     def _ms(seconds: Optional[float], name: str) -> int:
         if seconds is None:
             return 0
-        if seconds < 0:
-            raise InvalidArgumentError(f"{name} must not be negative", _errors.EINVAL)
-        return max(1, int(round(seconds * 1000)))
+        return max(1, _timeout_ms(seconds, name))
 
     # -- handle use and closing ---------------------------------------------------------
 
@@ -2418,7 +2482,7 @@ class Store:
     def dispatch(self, timeout: Optional[float] = 0.0) -> int:
         """Queue mode: delivers waiting callbacks on this thread, waiting up to ``timeout``
         seconds for the first (None: no limit). Returns how many were delivered."""
-        ms = -1 if timeout is None else int(timeout * 1000)
+        ms = -1 if timeout is None else _timeout_ms(timeout, "timeout")
         with self._use():
             return _errors.check(self._lib, self._lib.ods_store_dispatch(self._handle, ms))
 
@@ -2639,7 +2703,12 @@ class Store:
                             **options)
 
     def cancel(self, request_id: int) -> None:
-        """Cancels the started request with this id (:class:`NotFoundError` when unknown or done)."""
+        """Cancels the started request with this id (:class:`NotFoundError` when unknown or done;
+        :class:`InvalidArgumentError` for what is not an int from 0 to 2**64-1)."""
+        if isinstance(request_id, bool) or not isinstance(request_id, int):
+            raise InvalidArgumentError(f"request_id must be an int, not {type(request_id).__name__}", _errors.EINVAL)
+        if not 0 <= request_id < 2**64:
+            raise InvalidArgumentError(f"no request has id {request_id}: ids are from 0 to 2**64-1", _errors.EINVAL)
         with self._use():
             rc = self._lib.ods_store_cancel(self._handle, request_id)
             if rc == _errors.ESTATE:
