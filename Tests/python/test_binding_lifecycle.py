@@ -331,3 +331,56 @@ def test_argument_types_and_ranges_are_named(v4_server):
         assert fut.result(BOUND)["ID"] == 4  # not cancelled
         with pytest.raises(odatastore.NotFoundError):
             store.cancel(2**64 - 1)
+
+
+def _boom_on_open(store, state, error):
+    if state == odatastore.StoreState.OPEN:
+        raise ValueError("on_state boom")
+
+
+def test_on_state_exception_is_reported_when_no_caller_can_get_it(v4_server):
+    # Collected or closed at exit: through sys.unraisablehook (the default hook's output),
+    # never dropped.
+    result = run_script(f"""
+        import gc, odatastore
+        def boom(store, state, error):
+            if state == odatastore.StoreState.OPEN:
+                raise ValueError("boom " + ("collected" if not kept else "at exit"))
+        kept = False
+        s = odatastore.Store({v4_server.url!r}, on_state=boom)
+        s.wait_open(30)
+        del s
+        gc.collect()
+        kept = True
+        s2 = odatastore.Store({v4_server.url!r}, on_state=boom)
+        s2.wait_open(30)
+        print("end", flush=True)
+        """)
+    assert result.returncode == 0 and "end" in result.stdout, result.stderr
+    assert "Exception ignored in" in result.stderr and "closed by the garbage collector" in result.stderr
+    assert "ValueError: boom collected" in result.stderr
+    assert "closed at interpreter exit" in result.stderr and "ValueError: boom at exit" in result.stderr
+
+
+def test_with_body_exception_is_not_replaced_by_an_on_state_exception(v4_server, monkeypatch):
+    seen = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda u: seen.append(u.exc_value))
+    with pytest.raises(KeyError, match="body"):
+        with odatastore.Store(v4_server.url, on_state=_boom_on_open) as store:
+            store.wait_open(BOUND)
+            raise KeyError("body")
+    assert store.closed
+    assert [str(e) for e in seen] == ["on_state boom"]
+    # Without one, close() at the end of the block raises it, as close() does.
+    with pytest.raises(ValueError, match="on_state boom"):
+        with odatastore.Store(v4_server.url, on_state=_boom_on_open) as store:
+            store.wait_open(BOUND)
+    assert len(seen) == 1
+
+
+def test_with_on_a_closed_store_is_refused(v4_server):
+    store = odatastore.Store(v4_server.url)
+    store.close()
+    with pytest.raises(odatastore.ClosedError):
+        with store:
+            pass

@@ -918,20 +918,32 @@ _DELEGATE = _ffi.RequestDelegateStruct(_ffi.REQUEST_DELEGATE_VERSION, _on_starte
                                        _on_finished)
 
 
-def _report_unraisable(exc: BaseException, where: str) -> None:
+def _report_unraisable(exc: BaseException, where: str, prefix: str = "Exception in") -> None:
+    """Reports an exception no caller can get through :func:`sys.unraisablehook`. The default
+    hook (C code) takes only its own ``UnraisableHookArgs``, which Python code cannot make:
+    with it the report is written as it writes it (``err_msg:`` and the traceback, on stderr)."""
     import sys
+    args = _Unraisable(exc, where, prefix)
     try:
-        sys.unraisablehook(_Unraisable(exc, where))  # type: ignore[arg-type]
+        hook = sys.unraisablehook
+        if hook is not sys.__unraisablehook__:
+            hook(args)  # type: ignore[arg-type]
+            return
+        import traceback
+        stream = sys.stderr
+        if stream is not None:
+            stream.write(f"{args.err_msg}:\n" + "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
+            stream.flush()
     except BaseException:
         pass
 
 
 class _Unraisable:
-    def __init__(self, exc: BaseException, where: str) -> None:
+    def __init__(self, exc: BaseException, where: str, prefix: str = "Exception in") -> None:
         self.exc_type = type(exc)
         self.exc_value = exc
         self.exc_traceback = exc.__traceback__
-        self.err_msg = f"Exception in {where}"
+        self.err_msg = f"{prefix} {where}"
         self.object = None
 
 
@@ -2010,16 +2022,30 @@ class Store:
     def close(self) -> None:
         """Cancels the requests in flight (they fail with :class:`CancelledError`), delivers
         their last callbacks, and releases the store. Callable more than once. Raises the
-        first exception a state callback raised, if any."""
+        first exception a state callback raised, if any (the others, if more than one
+        raised, go to :func:`sys.unraisablehook`)."""
+        errors = self._close()
+        if errors:
+            for extra in errors[1:]:
+                _report_unraisable(extra, f"a callback of {self!r} (close() raises the first)", "Exception ignored in")
+            raise errors[0]
+
+    def _report_close_errors(self, errors: list[BaseException], how: str) -> None:
+        for e in errors:
+            _report_unraisable(e, f"a callback of {self!r} ({how})", "Exception ignored in")
+
+    def _close(self) -> list[BaseException]:
+        """close(): returns the exceptions the store's callbacks raised that nobody has seen
+        (on_state, on_progress), for the caller to raise or report."""
         if self._in_callback():
             raise StateError("close() called from a callback of this store", _errors.ESTATE)
         with self._cond:
             if self._closed and self._handle is None:
-                return
+                return []
             if self._closing:  # closing on another thread: wait for it
                 while self._handle is not None:
                     self._cond.wait()
-                return
+                return []
             self._closing = True
             while self._users:
                 self._cond.wait()
@@ -2041,32 +2067,42 @@ class Store:
         progress_error, self._progress_error = self._progress_error, None
         if progress_error is not None and not self._progress_error_raised:
             errors.insert(0, progress_error)
-        if errors:
-            raise errors[0]
+        return errors
 
     @property
     def closed(self) -> bool:
         return self._closed
 
     def __enter__(self) -> "Store":
+        if self._closed:
+            raise ClosedError("the store is closed", _errors.ECLOSED)
         return self
 
+    def _exit(self, exc: Optional[BaseException]) -> None:
+        if exc is None:
+            self.close()
+            return
+        # The body's exception goes on; a callback's exception does not replace it.
+        self._report_close_errors(self._close(), "closed by `with` after an exception in its body")
+
     def __exit__(self, *exc: Any) -> None:
-        self.close()
+        self._exit(exc[1])
 
     async def __aenter__(self) -> "Store":
+        if self._closed:
+            raise ClosedError("the store is closed", _errors.ECLOSED)
         self._attach_for_async(asyncio.get_running_loop())
         return self
 
     async def __aexit__(self, *exc: Any) -> None:
-        self.close()
+        self._exit(exc[1])
 
     def __del__(self) -> None:
         if getattr(self, "_handle", None) is None:
             return
         try:
             if not self._in_callback():
-                self.close()
+                self._report_close_errors(self._close(), "closed by the garbage collector")
                 return
         except StateError:  # the library refuses: we are inside one of its callbacks
             pass
@@ -2076,11 +2112,12 @@ class Store:
         # one returns to the library, which then lets the close join it).
         threading.Thread(target=self._close_quietly, name="odatastore-close").start()
 
-    def _close_quietly(self) -> None:
+    def _close_quietly(self, how: str = "closed by the garbage collector") -> None:
         try:
-            self.close()
+            errors = self._close()
         except BaseException:
-            pass
+            return
+        self._report_close_errors(errors, how)
 
     def __repr__(self) -> str:
         state = "closed" if self._closed else self.state.name.lower()
@@ -2819,4 +2856,4 @@ def _close_all() -> None:
     """At interpreter exit, close the stores still open, so no library thread calls into
     Python while it shuts down (requests in flight get their last callbacks first)."""
     for store in list(_open_stores):
-        store._close_quietly()
+        store._close_quietly("closed at interpreter exit")
