@@ -2729,9 +2729,11 @@ class Store:
         result = self.execute(mode, path, _body(changes), etag=etag, **options)
         return result if isinstance(result, Entity) else None
 
-    def delete(self, path: str, *, etag: Optional[str] = None, **options: Any) -> None:
-        """DELETE the entity at ``path`` (``etag``: If-Match)."""
-        self.execute(Mode.DELETE, path, etag=etag, **options)
+    def delete(self, path: str, entity: Optional[Entity] = None, *, etag: Optional[str] = None,
+               **options: Any) -> None:
+        """DELETE the entity at ``path``. ``etag`` (or ``entity.etag``: the :class:`Entity` as
+        read, as :meth:`update` takes it) is sent as If-Match; "*" matches any version."""
+        self.execute(Mode.DELETE, path, etag=_delete_etag(entity, etag), **options)
 
     def call(self, path: str, parameters: Optional[Mapping[str, Any]] = None, **options: Any) -> Any:
         """Calls a function or action import (GET or POST, as $metadata declares it);
@@ -2795,15 +2797,26 @@ class Store:
                                           etag=etag, **options)
         return result if isinstance(result, Entity) else None
 
-    async def delete_async(self, path: str, *, etag: Optional[str] = None, **options: Any) -> None:
+    async def delete_async(self, path: str, entity: Optional[Entity] = None, *, etag: Optional[str] = None,
+                           **options: Any) -> None:
         """:meth:`delete`, awaited."""
-        await self.execute_async(Mode.DELETE, path, etag=etag, **options)
+        await self.execute_async(Mode.DELETE, path, etag=_delete_etag(entity, etag), **options)
 
     async def call_async(self, path: str, parameters: Optional[Mapping[str, Any]] = None,
                          **options: Any) -> Any:
         """:meth:`call`, awaited."""
         return await self.execute_async(Mode.FUNCTION, path,
                                         dict(parameters) if parameters is not None else None, **options)
+
+
+def _delete_etag(entity: Optional[Entity], etag: Optional[str]) -> Optional[str]:
+    """The If-Match of a delete: ``etag``, else the Entity's own."""
+    if entity is None:
+        return etag
+    if not isinstance(entity, Entity):
+        raise InvalidArgumentError(f"entity must be an Entity (its etag goes as If-Match), not {type(entity).__name__}",
+                                   _errors.EINVAL)
+    return etag if etag is not None else entity.etag
 
 
 def _settle_open(fut: "asyncio.Future[None]") -> None:
