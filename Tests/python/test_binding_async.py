@@ -252,3 +252,62 @@ def test_request_timeout_is_a_timeout_error(v4_proxy):
             assert isinstance(e.value, TimeoutError) and e.value.code == odatastore.ETIMEOUT
     finally:
         v4_proxy.clear()
+
+
+def _in_thread(fn):
+    """Runs ``fn`` on a daemon thread for at most BOUND seconds: (finished, result or exception)."""
+    out = []
+
+    def run():
+        try:
+            out.append(fn())
+        except BaseException as e:  # noqa: BLE001 - reported to the test
+            out.append(e)
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    t.join(BOUND)
+    return (not t.is_alive()), (out[0] if out else None)
+
+
+def test_store_outlives_the_loop_it_was_created_on(v4_server):
+    # dispatch "auto" in a coroutine: queue dispatch attached to that loop. Once asyncio.run()
+    # has closed the loop, the store falls back to plain queue dispatch: waiting callers on
+    # any thread deliver the callbacks, and another loop can take the descriptor over.
+    async def make():
+        store = odatastore.Store(v4_server.url)
+        assert store.dispatch_mode == "queue"
+        assert (await store.read_async("Products(1)"))["ID"] == 1
+        return store
+    store = asyncio.run(make())
+    try:
+        finished, value = _in_thread(lambda: store.read("Products(3)", timeout=BOUND)["ID"])
+        assert finished and value == 3, value  # it hung: nobody delivered the completion
+        finished, value = _in_thread(lambda: store.submit("READ", "Products(4)").result(BOUND)["ID"])
+        assert finished and value == 4, value
+
+        async def again():
+            rows = await asyncio.gather(*[store.read_async(f"Products({i})") for i in range(5, 9)])
+            return [r["ID"] for r in rows]
+        finished, value = _in_thread(lambda: asyncio.run(asyncio.wait_for(again(), BOUND)))
+        assert finished and value == [5, 6, 7, 8], value
+        assert store.read("Products(9)")["ID"] == 9  # the main thread (the first loop's) too
+    finally:
+        finished, _ = _in_thread(store.close)
+        assert finished
+
+
+def test_store_of_a_stopped_loop_is_served_by_waiting_threads(v4_server):
+    # A loop that has stopped but is not closed (between run_until_complete calls) delivers
+    # nothing: a thread waiting meanwhile delivers its own callbacks.
+    loop = asyncio.new_event_loop()
+    try:
+        async def make():
+            return odatastore.Store(v4_server.url)
+        store = loop.run_until_complete(make())
+        loop.run_until_complete(store.wait_open_async(BOUND))
+        finished, value = _in_thread(lambda: store.submit("READ", "Products(2)").result(BOUND)["ID"])
+        assert finished and value == 2, value
+        assert loop.run_until_complete(store.read_async("Products(3)"))["ID"] == 3  # the loop again
+        store.close()
+    finally:
+        loop.close()

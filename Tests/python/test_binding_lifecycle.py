@@ -234,3 +234,153 @@ def test_store_collected_on_its_own_callback_thread(v4_server):
             t.join(BOUND)
     gc.collect()
     assert ref() is None
+
+
+def _open_fds():
+    return len(os.listdir("/proc/self/fd"))
+
+
+def test_dropped_queue_store_with_an_undelivered_answer_is_closed(v4_server):
+    # Nobody delivers a queue store's callbacks once no code can reach it: its requests do
+    # not keep it alive (it keeps them), so the garbage collector closes it (descriptors and
+    # threads released) instead of leaving it open for good.
+    gc.collect()
+    before = _open_fds()
+    refs = []
+    for _ in range(5):
+        store = odatastore.Store(v4_server.url, dispatch="queue")
+        store.wait_open(BOUND)
+        fut = store.submit("READ", "Products(1)")
+        store.request("READ", "Products(2)").start()
+        assert select_readable(store.fileno(), BOUND)  # callbacks wait; nobody delivers them
+        refs.append(weakref.ref(store))
+        del store, fut
+    gc.collect()
+    assert all(r() is None for r in refs)
+    assert _open_fds() <= before + 2, (before, _open_fds())
+
+    # What the app still holds keeps the store, and works: a future, a request.
+    store = odatastore.Store(v4_server.url, dispatch="queue")
+    ref = weakref.ref(store)
+    fut = store.submit("READ", "Products(5)")
+    req = store.request("READ", "Products(6)").start()
+    del store
+    gc.collect()
+    assert ref() is not None
+    assert fut.result(BOUND)["ID"] == 5 and req.result(BOUND)["ID"] == 6
+    del fut, req
+    gc.collect()
+    assert ref() is None
+
+
+def select_readable(fd, timeout):
+    import select
+    return bool(select.select([fd], [], [], timeout)[0])
+
+
+def test_store_headers_are_checked_like_request_headers(v4_proxy):
+    # In the C API's "Name: value" lines a ':' in a name would split the line elsewhere
+    # ({"A:B": "x"} went out as "A: B: x"): names and values are checked as set_header does.
+    for bad, named in (({"A:B": "x"}, 'invalid header name "A:B"'), ({"": "x"}, 'invalid header name ""'),
+                       ({"X Y": "x"}, "X Y"), ({"X": "a\r\nB: c"}, "CR, LF or NUL"),
+                       ({"X": 1}, "header X must be a str"), ({5: "x"}, "must be a str"),
+                       (["X: y"], "mapping")):
+        with pytest.raises(odatastore.InvalidArgumentError, match=named):
+            odatastore.Store(v4_proxy.url, headers=bad)
+        with odatastore.Store(v4_proxy.url) as store:
+            with pytest.raises(odatastore.InvalidArgumentError):
+                store.read("Products(1)", headers=bad)
+    import json
+    import urllib.request
+    with odatastore.Store(v4_proxy.url, headers={"X-Good": "a: b"}) as store:
+        assert store.read("Products(1)")["ID"] == 1
+    with urllib.request.urlopen(v4_proxy.control, timeout=10) as r:
+        sent = json.loads(r.read())["headers"][-1]
+    assert ["X-Good", "a: b"] in sent and not any(h[0] == "A" for h in sent)
+
+
+def test_argument_types_and_ranges_are_named(v4_server):
+    with pytest.raises(odatastore.InvalidArgumentError, match="service_root must be a str"):
+        odatastore.Store(5)
+    with pytest.raises(odatastore.InvalidArgumentError, match="username must be a str"):
+        odatastore.Store(v4_server.url, username=3, password="p")
+    for bad in (float("inf"), float("nan"), "5", 10**30):
+        with pytest.raises(odatastore.InvalidArgumentError, match="timeout"):
+            odatastore.Store(v4_server.url, timeout=bad)
+    with odatastore.Store(v4_server.url) as store:
+        entity = store.read("Products(3)")
+        for path in (5, b"Products(1)", entity, None):
+            with pytest.raises(odatastore.InvalidArgumentError, match="path must be a str"):
+                store.read(path)
+            with pytest.raises(odatastore.InvalidArgumentError, match="path must be a str"):
+                store.submit("READ", path)
+        with pytest.raises(odatastore.InvalidArgumentError, match="etag must be a str"):
+            store.update("Products(1)", {}, etag=5)
+        for bad in (float("inf"), float("nan"), -1, "1", 10**30):
+            with pytest.raises(odatastore.InvalidArgumentError, match="timeout"):
+                store.read("Products(1)", timeout=bad)
+        with pytest.raises(odatastore.InvalidArgumentError, match="headers must be a mapping"):
+            store.read("Products(1)", headers=[("X", "y")])
+        # request ids are uint64: out of range or not an int never reaches C (it wrapped
+        # modulo 2**64 and cancelled another request)
+        fut = store.submit("READ", "Products(4)")
+        rid = fut.request.id
+        for bad in (rid + 2**64, -1, 2**70, "x", 1.0, True):
+            with pytest.raises(odatastore.InvalidArgumentError, match="request_id|no request has id"):
+                store.cancel(bad)
+        assert fut.result(BOUND)["ID"] == 4  # not cancelled
+        with pytest.raises(odatastore.NotFoundError):
+            store.cancel(2**64 - 1)
+
+
+def _boom_on_open(store, state, error):
+    if state == odatastore.StoreState.OPEN:
+        raise ValueError("on_state boom")
+
+
+def test_on_state_exception_is_reported_when_no_caller_can_get_it(v4_server):
+    # Collected or closed at exit: through sys.unraisablehook (the default hook's output),
+    # never dropped.
+    result = run_script(f"""
+        import gc, odatastore
+        def boom(store, state, error):
+            if state == odatastore.StoreState.OPEN:
+                raise ValueError("boom " + ("collected" if not kept else "at exit"))
+        kept = False
+        s = odatastore.Store({v4_server.url!r}, on_state=boom)
+        s.wait_open(30)
+        del s
+        gc.collect()
+        kept = True
+        s2 = odatastore.Store({v4_server.url!r}, on_state=boom)
+        s2.wait_open(30)
+        print("end", flush=True)
+        """)
+    assert result.returncode == 0 and "end" in result.stdout, result.stderr
+    assert "Exception ignored in" in result.stderr and "closed by the garbage collector" in result.stderr
+    assert "ValueError: boom collected" in result.stderr
+    assert "closed at interpreter exit" in result.stderr and "ValueError: boom at exit" in result.stderr
+
+
+def test_with_body_exception_is_not_replaced_by_an_on_state_exception(v4_server, monkeypatch):
+    seen = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda u: seen.append(u.exc_value))
+    with pytest.raises(KeyError, match="body"):
+        with odatastore.Store(v4_server.url, on_state=_boom_on_open) as store:
+            store.wait_open(BOUND)
+            raise KeyError("body")
+    assert store.closed
+    assert [str(e) for e in seen] == ["on_state boom"]
+    # Without one, close() at the end of the block raises it, as close() does.
+    with pytest.raises(ValueError, match="on_state boom"):
+        with odatastore.Store(v4_server.url, on_state=_boom_on_open) as store:
+            store.wait_open(BOUND)
+    assert len(seen) == 1
+
+
+def test_with_on_a_closed_store_is_refused(v4_server):
+    store = odatastore.Store(v4_server.url)
+    store.close()
+    with pytest.raises(odatastore.ClosedError):
+        with store:
+            pass

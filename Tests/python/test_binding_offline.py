@@ -245,6 +245,9 @@ def test_local_values_are_typed(opened):
             assert big["LastModified"].utcoffset() == datetime.timedelta(0)
         else:
             assert type(big["ReleaseDate"]) is datetime.datetime and big["ReleaseDate"].tzinfo is not None
+        for name, value in big.items():  # single property reads: typed like the entity's
+            one = store.read(f"Products(50)/{name}")
+            assert one == value and type(one) is type(value), (name, one)
         expanded = store.read("Products(5)?$expand=Category")
         assert expanded["Category"]["Name"] == seed.category(5)["Name"] and expanded["Price"] == seed.product(5)["Price"]
         assert store.read("Products/$count") == seed.PRODUCT_COUNT

@@ -75,7 +75,14 @@ def test_product_typed_values_round_trip_and_etags(store):
         store.update(f"Products({pid})", changed)  # the Entity's own etag goes as If-Match
         assert store.read(f"Products({pid})")["Rating"] == 5
         store.update(f"Products({pid})", {"Rating": 2}, etag="*")
-    store.delete(f"Products({pid})", etag="*")
+        # delete takes the Entity as read, as update does: its ETag goes as If-Match
+        with pytest.raises(odatastore.ConflictError):
+            store.delete(f"Products({pid})", changed)  # stale since the update above
+        with pytest.raises(odatastore.InvalidArgumentError, match="entity must be an Entity"):
+            store.delete(f"Products({pid})", {"ID": pid})
+        store.delete(f"Products({pid})", store.read(f"Products({pid})"))
+    else:
+        store.delete(f"Products({pid})", etag="*")
     with pytest.raises(KeyError):
         store.read(f"Products({pid})")
 

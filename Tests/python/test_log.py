@@ -96,3 +96,28 @@ def test_handler_turning_itself_off(proxy):
     with odatastore.Store(proxy.url) as store:
         store.read("Products(1)")
     assert len(calls) == count
+
+
+def test_failing_handler_with_the_default_unraisablehook(proxy):
+    # The default hook (C) takes only its own UnraisableHookArgs: the report is written as
+    # it would write it, not lost to a TypeError about the hook's argument.
+    import os
+    import subprocess
+    import sys
+    import textwrap
+    from conftest import BINDING_SRC
+    code = textwrap.dedent(f"""
+        import odatastore
+        def broken(level, category, message):
+            raise RuntimeError("handler bug")
+        odatastore.set_log_handler(broken, odatastore.LOG_INFO)
+        with odatastore.Store({proxy.url!r}) as store:
+            store.read("Products(1)")
+        odatastore.set_log_handler(None)
+        print("end", flush=True)
+        """)
+    result = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, PYTHONPATH=str(BINDING_SRC)),
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0 and "end" in result.stdout, result.stderr
+    assert "Exception ignored in odatastore log handler" in result.stderr
+    assert "RuntimeError: handler bug" in result.stderr and "UnraisableHookArgs" not in result.stderr

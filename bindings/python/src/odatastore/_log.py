@@ -81,7 +81,11 @@ def set_log_handler(handler: Optional[LogHandler], level: int = LOG_INFO) -> Non
             fn(lvl, (category or b"").decode("utf-8", "replace"), (message or b"").decode("utf-8", "replace"))
         except BaseException as e:  # noqa: BLE001 - never into C
             import sys
-            sys.unraisablehook(_Unraisable(e, handler))  # type: ignore[arg-type]
+            if sys.unraisablehook is sys.__unraisablehook__:  # takes only its own args: written as it would
+                from ._store import _report_unraisable
+                _report_unraisable(e, f"odatastore log handler {handler!r}", "Exception ignored in")
+            else:
+                sys.unraisablehook(_Unraisable(e, handler))  # type: ignore[arg-type]
         finally:
             _inside.depth -= 1
 

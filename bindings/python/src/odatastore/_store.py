@@ -8,7 +8,10 @@ import ctypes
 import enum
 import itertools
 import json
+import math
+import numbers
 import os
+import re
 import threading
 import time
 import weakref
@@ -126,12 +129,70 @@ def _path_list(paths: Optional[Sequence[str]], name: str) -> Any:
     return (ctypes.c_char_p * (len(encoded) + 1))(*encoded, None)
 
 
-def _c(text: Optional[str]) -> Optional[bytes]:
+def _c(text: Optional[str], name: str = "a string argument") -> Optional[bytes]:
     if text is None:
         return None
+    if text.__class__ is not str and not isinstance(text, str):
+        raise InvalidArgumentError(f"{name} must be a str, not {type(text).__name__}", _errors.EINVAL)
     if "\0" in text:
         raise InvalidArgumentError("strings passed to odatastore must not contain NUL", _errors.EINVAL)
     return text.encode("utf-8")
+
+
+_HEADER_NAME = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+\Z")  # an RFC 9110 token, as the library checks
+
+
+def _header_name(name: Any) -> bytes:
+    if not isinstance(name, str):
+        raise InvalidArgumentError(f"a header name must be a str, not {type(name).__name__}", _errors.EINVAL)
+    if not _HEADER_NAME.match(name):
+        raise InvalidArgumentError(f"invalid header name \"{name}\"", _errors.EINVAL)
+    return name.encode("ascii")
+
+
+def _header_value(name: str, value: Any) -> bytes:
+    if not isinstance(value, str):
+        raise InvalidArgumentError(f"the value of header {name} must be a str, not {type(value).__name__}",
+                                   _errors.EINVAL)
+    if "\r" in value or "\n" in value or "\0" in value:
+        raise InvalidArgumentError(f"header value for {name} contains CR, LF or NUL", _errors.EINVAL)
+    return value.encode("utf-8")
+
+
+def _header_lines(headers: Any, what: str) -> Any:
+    """``headers`` (a mapping) as the C API's NULL-terminated ``"Name: value"`` lines, each
+    name and value checked as ``ods_request_set_header`` checks them: in a line, a ':' in the
+    name would split it elsewhere (``{"A:B": "x"}`` would send ``A: B: x``)."""
+    if not isinstance(headers, Mapping):
+        raise InvalidArgumentError(f"{what} must be a mapping of header names to values, not "
+                                   f"{type(headers).__name__}", _errors.EINVAL)
+    lines: list[Optional[bytes]] = []
+    for name, value in headers.items():
+        lines.append(_header_name(name) + b": " + _header_value(name, value))
+    lines.append(None)
+    return (ctypes.c_char_p * len(lines))(*lines)
+
+
+_MAX_MS = 2**31 - 1
+
+
+def _timeout_ms(seconds: Any, name: str) -> int:
+    """A timeout in seconds (a finite, non-negative number) in whole milliseconds."""
+    if isinstance(seconds, bool) or not isinstance(seconds, numbers.Real):
+        raise InvalidArgumentError(f"{name} is a number of seconds, not {type(seconds).__name__}", _errors.EINVAL)
+    try:
+        value = float(seconds)
+    except OverflowError:
+        value = math.inf
+    if math.isnan(value):
+        raise InvalidArgumentError(f"{name} must be a number of seconds, not NaN", _errors.EINVAL)
+    if value < 0:
+        raise InvalidArgumentError(f"{name} must not be negative", _errors.EINVAL)
+    ms = round(value * 1000) if math.isfinite(value) else _MAX_MS + 1
+    if ms > _MAX_MS:
+        raise InvalidArgumentError(f"{name} must be finite, at most {_MAX_MS // 1000} seconds (None: the default)",
+                                   _errors.EINVAL)
+    return int(ms)
 
 
 # ---------------------------------------------------------------------------------------
@@ -452,6 +513,8 @@ class Response:
             elif isinstance(obj, dict) and "value" in obj and self.entity_count == 0 and all(
                     k == "value" or k.startswith("@") for k in obj):
                 data = obj["value"]
+                if types is not None and path is not None:  # a property's value: its Edm type
+                    data = types.type_value(path, data)
             elif isinstance(obj, dict):
                 entity = obj if isinstance(obj, Entity) else _as_entity(obj)
                 if entity.etag is None and self.etag is not None:
@@ -520,6 +583,11 @@ class CompletionCallback(Protocol):
 
 _ids = itertools.count(1)
 _live: dict[int, "Request"] = {}                      # started requests, until their last callback
+# Started requests of queue-dispatch stores, until their last callback: weakly, the store
+# holding them (Store._inflight). Nothing delivers a queue store's callbacks once it is
+# unreachable, so such a store and its requests are left to the garbage collector, which
+# closes the store (_hold, docs/python.md "Threads, asyncio, lifetimes").
+_live_queued: "weakref.WeakValueDictionary[int, Request]" = weakref.WeakValueDictionary()
 _stores: "weakref.WeakValueDictionary[int, Store]" = weakref.WeakValueDictionary()
 _get_ident = threading.get_ident
 
@@ -649,7 +717,33 @@ class _Delivering:
 
 
 def _request_of(ctx: Optional[int]) -> Optional["Request"]:
-    return _live.get(ctx) if ctx else None
+    if not ctx:
+        return None
+    req = _live.get(ctx)
+    return req if req is not None else _live_queued.get(ctx)
+
+
+def _hold(store: "Store", key: int, obj: Any, registry: dict[int, Any],
+          queued: "weakref.WeakValueDictionary[int, Any]") -> None:
+    """Keeps a started request or operation until its last callback: in ``registry``
+    (strongly: its store's own threads deliver that callback), or for a queue-dispatch store
+    in the store itself and weakly in ``queued`` (only a caller that can reach the store can
+    deliver it, so an unreachable store is collected with its requests and closed)."""
+    if store._fd is None:
+        registry[key] = obj
+    else:
+        store._inflight[key] = obj
+        queued[key] = obj
+
+
+def _release(store: "Store", key: int, registry: dict[int, Any],
+             queued: "weakref.WeakValueDictionary[int, Any]") -> Any:
+    """Undoes :func:`_hold`: returns what was held (None when nothing was)."""
+    obj = registry.pop(key, None)
+    if obj is None:
+        obj = queued.pop(key, None)
+        store._inflight.pop(key, None)
+    return obj
 
 
 def _on_state_py(store_ptr: Optional[int], state: int, error: Any, ctx: Optional[int]) -> None:
@@ -729,8 +823,7 @@ class LogonPrompt:
 
     def headers(self, headers: Mapping[str, str]) -> None:
         """Answers with headers of the app's own (a session cookie from an SSO flow...)."""
-        lines = [_c(f"{k}: {v}") for k, v in headers.items()] + [None]
-        array = (ctypes.c_char_p * len(lines))(*lines)
+        array = _header_lines(headers, "headers")
         self._reply(lambda h: self._store._lib.ods_store_logon_headers(
             h, self.id, ctypes.cast(array, ctypes.POINTER(ctypes.c_char_p))))
 
@@ -806,6 +899,10 @@ _on_finished = _ffi.FINISHED_CB(_on_finished_py)
 
 def _on_completion_py(req_ptr: Optional[int], resp_ptr: Optional[int], error: Optional[int], ctx: Optional[int]) -> None:
     req = _live.pop(ctx, None) if ctx else None  # the last callback of the request
+    if req is None and ctx:
+        req = _live_queued.pop(ctx, None)
+        if req is not None:
+            req.store._inflight.pop(ctx, None)
     if req is not None:
         if req._handle is None:  # ods_request_submit has not returned yet: the same handle
             req._handle = req_ptr
@@ -821,20 +918,32 @@ _DELEGATE = _ffi.RequestDelegateStruct(_ffi.REQUEST_DELEGATE_VERSION, _on_starte
                                        _on_finished)
 
 
-def _report_unraisable(exc: BaseException, where: str) -> None:
+def _report_unraisable(exc: BaseException, where: str, prefix: str = "Exception in") -> None:
+    """Reports an exception no caller can get through :func:`sys.unraisablehook`. The default
+    hook (C code) takes only its own ``UnraisableHookArgs``, which Python code cannot make:
+    with it the report is written as it writes it (``err_msg:`` and the traceback, on stderr)."""
     import sys
+    args = _Unraisable(exc, where, prefix)
     try:
-        sys.unraisablehook(_Unraisable(exc, where))  # type: ignore[arg-type]
+        hook = sys.unraisablehook
+        if hook is not sys.__unraisablehook__:
+            hook(args)  # type: ignore[arg-type]
+            return
+        import traceback
+        stream = sys.stderr
+        if stream is not None:
+            stream.write(f"{args.err_msg}:\n" + "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
+            stream.flush()
     except BaseException:
         pass
 
 
 class _Unraisable:
-    def __init__(self, exc: BaseException, where: str) -> None:
+    def __init__(self, exc: BaseException, where: str, prefix: str = "Exception in") -> None:
         self.exc_type = type(exc)
         self.exc_value = exc
         self.exc_traceback = exc.__traceback__
-        self.err_msg = f"Exception in {where}"
+        self.err_msg = f"{prefix} {where}"
         self.object = None
 
 
@@ -1011,6 +1120,26 @@ class RequestFuture(_StoreFuture):
 # ---------------------------------------------------------------------------------------
 
 _operations: dict[int, "_Operation"] = {}           # started operations, until their completion
+_operations_queued: "weakref.WeakValueDictionary[int, _Operation]" = weakref.WeakValueDictionary()  # see _live_queued
+
+
+def _operation_of(ctx: Optional[int]) -> Optional["_Operation"]:
+    if not ctx:
+        return None
+    op = _operations.get(ctx)
+    return op if op is not None else _operations_queued.get(ctx)
+
+
+def _operation_done(ctx: Optional[int]) -> Optional["_Operation"]:
+    """The operation of ``ctx`` at its last callback, no longer held."""
+    if not ctx:
+        return None
+    op = _operations.pop(ctx, None)
+    if op is None:
+        op = _operations_queued.pop(ctx, None)
+        if op is not None:
+            op.store._inflight.pop(ctx, None)
+    return op
 
 
 class OperationFuture(_StoreFuture):
@@ -1045,12 +1174,12 @@ class _Operation:
 
     def start(self, call: Callable[[int], int]) -> "_Operation":
         """Registers the operation, then makes the C call (``call(key)`` returns its status)."""
-        _operations[self.key] = self
+        _hold(self.store, self.key, self, _operations, _operations_queued)
         try:
             with self.store._use():
                 _errors.check(self.store._lib, call(self.key))
         except BaseException:
-            _operations.pop(self.key, None)
+            _release(self.store, self.key, _operations, _operations_queued)
             raise
         return self
 
@@ -1135,7 +1264,7 @@ class _Operation:
 
 def _on_upload_progress_py(store_ptr: Optional[int], progress: Any, ctx: Optional[int]) -> None:
     try:
-        op = _operations.get(ctx) if ctx else None
+        op = _operation_of(ctx)
         if op is None or not progress or op.progress is None or op._callback_raised:
             return
         report = UploadProgress._copy(progress.contents)  # BORROWED for this call
@@ -1156,7 +1285,7 @@ _on_upload_progress = _ffi.UPLOAD_PROGRESS_CB(_on_upload_progress_py)
 
 def _on_upload_done_py(store_ptr: Optional[int], status: int, result: Any, error: Any, ctx: Optional[int]) -> None:
     try:
-        op = _operations.pop(ctx, None) if ctx else None  # the last callback of the upload
+        op = _operation_done(ctx)  # the last callback of the upload
         if op is None:
             return
         err = _errors.from_struct(error) if error else None
@@ -1174,7 +1303,7 @@ _on_upload_done = _ffi.UPLOAD_CB(_on_upload_done_py)
 
 def _on_download_progress_py(store_ptr: Optional[int], progress: Any, ctx: Optional[int]) -> None:
     try:
-        op = _operations.get(ctx) if ctx else None
+        op = _operation_of(ctx)
         if op is None or not progress or op.progress is None or op._callback_raised:
             return
         report = DownloadProgress._copy(progress.contents)  # BORROWED for this call
@@ -1195,7 +1324,7 @@ _on_download_progress = _ffi.PROGRESS_CB(_on_download_progress_py)
 
 def _on_download_done_py(store_ptr: Optional[int], status: int, error: Any, ctx: Optional[int]) -> None:
     try:
-        op = _operations.pop(ctx, None) if ctx else None  # the last callback of the download
+        op = _operation_done(ctx)  # the last callback of the download
         if op is not None:
             op.finish(None, _errors.from_struct(error) if error else None)
     except BaseException as e:
@@ -1207,7 +1336,7 @@ _on_download_done = _ffi.DOWNLOAD_CB(_on_download_done_py)
 
 def _on_revert_done_py(store_ptr: Optional[int], error_id: int, status: int, error: Any, ctx: Optional[int]) -> None:
     try:
-        op = _operations.pop(ctx, None) if ctx else None
+        op = _operation_done(ctx)
         if op is not None:
             op.finish(None, _errors.from_struct(error) if error else None)
     except BaseException as e:
@@ -1259,6 +1388,8 @@ class Request:
                  _submit: bool = False) -> None:
         lib = store._lib
         self.store = store
+        if path.__class__ is not str:
+            _path_arg(path, "path")  # raises for what is not a str
         known = _MODES_BY_NAME.get(mode) if mode.__class__ is str else None  # _mode's usual case
         self.mode = known if known is not None else _mode(mode)
         self.path = path
@@ -1295,6 +1426,9 @@ class Request:
             _errors.check(lib, lib.ods_request_set_delegate(self._handle, ctypes.byref(_DELEGATE)))
         if etag is not None:
             self.set_etag(etag)
+        if headers is not None and not isinstance(headers, Mapping):
+            raise InvalidArgumentError(f"headers must be a mapping of header names to values, not "
+                                       f"{type(headers).__name__}", _errors.EINVAL)
         for name, value in (headers or {}).items():
             self.set_header(name, value)
         if all_pages:
@@ -1316,7 +1450,10 @@ class Request:
         future = self._future = RequestFuture(self)
         self._started = True
         key = self._key
-        _live[key] = self
+        if store._fd is None:
+            _live[key] = self
+        else:
+            _hold(store, key, self, _live, _live_queued)
         try:
             if store._handle is not None and _get_ident() in store._delivering:
                 # from a callback of the store (the usual chain): what _Use would do (nothing)
@@ -1328,7 +1465,7 @@ class Request:
             if not started:
                 raise _errors.last_any(lib)
         except BaseException:
-            _live.pop(key, None)
+            _release(store, key, _live, _live_queued)
             self._future = None
             raise
         # The completion may have run already on the callback thread: it set the same
@@ -1350,19 +1487,20 @@ class Request:
     def set_header(self, name: str, value: Optional[str]) -> None:
         """Adds a header (replacing one of that name); None removes it. Before start only."""
         lib = self.store._lib
-        _errors.check(lib, lib.ods_request_set_header(self._handle, _c(name), _c(value)))
+        c_name = _c(name, "a header name")
+        _errors.check(lib, lib.ods_request_set_header(self._handle, c_name, _c(value, f"the value of header {name}")))
 
     def set_etag(self, etag: Optional[str]) -> None:
         """The ETag for If-Match ("*" matches any version). Before start only."""
         lib = self.store._lib
-        _errors.check(lib, lib.ods_request_set_etag(self._handle, _c(etag)))
+        _errors.check(lib, lib.ods_request_set_etag(self._handle, _c(etag, "etag")))
 
     def set_timeout(self, seconds: float) -> None:
-        """Time limit for each HTTP exchange, in seconds (0: the store's). Before start only."""
-        if seconds < 0:
-            raise InvalidArgumentError("timeout must not be negative", _errors.EINVAL)
+        """Time limit for each HTTP exchange, in seconds (0: the store's; finite, at most
+        2147483 s: :class:`InvalidArgumentError` otherwise). Before start only."""
+        ms = _timeout_ms(seconds, "timeout")
         lib = self.store._lib
-        _errors.check(lib, lib.ods_request_set_timeout(self._handle, int(round(seconds * 1000))))
+        _errors.check(lib, lib.ods_request_set_timeout(self._handle, ms))
 
     # -- running -----------------------------------------------------------------------
 
@@ -1373,12 +1511,12 @@ class Request:
             if self._started:
                 raise StateError("the request was already started", _errors.ESTATE)
             self._started = True
-        _live[self._key] = self
+        _hold(self.store, self._key, self, _live, _live_queued)
         try:
             with self.store._use():
                 _errors.check(lib, lib.ods_request_start(self._handle))
         except BaseException:
-            _live.pop(self._key, None)
+            _release(self.store, self._key, _live, _live_queued)
             with self._lock:
                 self._started = False
             raise
@@ -1795,6 +1933,9 @@ class Store:
         self._loop: Optional[asyncio.AbstractEventLoop] = None
         self._loop_thread: Optional[int] = None
         self._fd: Optional[int] = None
+        # queue dispatch: the started requests and operations (key -> object) until their
+        # last callback (_hold)
+        self._inflight: dict[int, Any] = {}
         self._progress_error: Optional[BaseException] = None
         self._progress_error_raised = False
         self._key = next(_ids)
@@ -1802,32 +1943,32 @@ class Store:
         opts = _ffi.StoreOptions()
         opts.version = _ffi.STORE_OPTIONS_VERSION
         opts.kind = _KINDS[mode]
-        opts.service_root = _c(service_root)
+        opts.service_root = _c(service_root, "service_root")
         opts.dispatch = _DISPATCH[dispatch]
         opts.odata_version = odata_version or 0
         keep: list[Any] = []
         if username is not None:
             opts.auth = 1
-            opts.username = _c(username)
-            opts.password = _c(password or "")
+            opts.username = _c(username, "username")
+            opts.password = _c(password or "", "password")
         elif bearer_token is not None:
             opts.auth = 2
-            opts.bearer_token = _c(bearer_token)
-        if headers:
-            lines = [_c(f"{k}: {v}") for k, v in headers.items()] + [None]
-            array = (ctypes.c_char_p * len(lines))(*lines)
+            opts.bearer_token = _c(bearer_token, "bearer_token")
+        if headers is not None:  # checked even when empty (a mapping)
+            array = _header_lines(headers, "headers")
             keep.append(array)
+        if headers:
             opts.headers = ctypes.cast(array, ctypes.POINTER(ctypes.c_char_p))
-        opts.ca_bundle = _c(ca_bundle)
+        opts.ca_bundle = _c(ca_bundle, "ca_bundle")
         opts.insecure_skip_tls_verify = 0 if verify else 1
         opts.connect_timeout_ms = self._ms(connect_timeout, "connect_timeout")
         opts.request_timeout_ms = self._ms(timeout, "timeout")
         if max_connections is not None and max_connections < 0:
             raise InvalidArgumentError("max_connections must not be negative", _errors.EINVAL)
         opts.max_connections = max_connections or 0
-        opts.user_agent = _c(user_agent)
+        opts.user_agent = _c(user_agent, "user_agent")
         opts.csrf_protection = 0 if csrf_protection else 1
-        opts.metadata_path = _c(metadata_path)
+        opts.metadata_path = _c(metadata_path, "metadata_path")
         opts.store_path = _c(path)
         if definitions is not None:
             paths = [_c(d) for d in definitions] + [None]
@@ -1868,9 +2009,7 @@ class Store:
     def _ms(seconds: Optional[float], name: str) -> int:
         if seconds is None:
             return 0
-        if seconds < 0:
-            raise InvalidArgumentError(f"{name} must not be negative", _errors.EINVAL)
-        return max(1, int(round(seconds * 1000)))
+        return max(1, _timeout_ms(seconds, name))
 
     # -- handle use and closing ---------------------------------------------------------
 
@@ -1883,16 +2022,30 @@ class Store:
     def close(self) -> None:
         """Cancels the requests in flight (they fail with :class:`CancelledError`), delivers
         their last callbacks, and releases the store. Callable more than once. Raises the
-        first exception a state callback raised, if any."""
+        first exception a state callback raised, if any (the others, if more than one
+        raised, go to :func:`sys.unraisablehook`)."""
+        errors = self._close()
+        if errors:
+            for extra in errors[1:]:
+                _report_unraisable(extra, f"a callback of {self!r} (close() raises the first)", "Exception ignored in")
+            raise errors[0]
+
+    def _report_close_errors(self, errors: list[BaseException], how: str) -> None:
+        for e in errors:
+            _report_unraisable(e, f"a callback of {self!r} ({how})", "Exception ignored in")
+
+    def _close(self) -> list[BaseException]:
+        """close(): returns the exceptions the store's callbacks raised that nobody has seen
+        (on_state, on_progress), for the caller to raise or report."""
         if self._in_callback():
             raise StateError("close() called from a callback of this store", _errors.ESTATE)
         with self._cond:
             if self._closed and self._handle is None:
-                return
+                return []
             if self._closing:  # closing on another thread: wait for it
                 while self._handle is not None:
                     self._cond.wait()
-                return
+                return []
             self._closing = True
             while self._users:
                 self._cond.wait()
@@ -1914,33 +2067,42 @@ class Store:
         progress_error, self._progress_error = self._progress_error, None
         if progress_error is not None and not self._progress_error_raised:
             errors.insert(0, progress_error)
-        if errors:
-            raise errors[0]
+        return errors
 
     @property
     def closed(self) -> bool:
         return self._closed
 
     def __enter__(self) -> "Store":
+        if self._closed:
+            raise ClosedError("the store is closed", _errors.ECLOSED)
         return self
 
+    def _exit(self, exc: Optional[BaseException]) -> None:
+        if exc is None:
+            self.close()
+            return
+        # The body's exception goes on; a callback's exception does not replace it.
+        self._report_close_errors(self._close(), "closed by `with` after an exception in its body")
+
     def __exit__(self, *exc: Any) -> None:
-        self.close()
+        self._exit(exc[1])
 
     async def __aenter__(self) -> "Store":
-        if self.dispatch_mode == "queue" and self._loop is None:
-            self.attach(asyncio.get_running_loop())
+        if self._closed:
+            raise ClosedError("the store is closed", _errors.ECLOSED)
+        self._attach_for_async(asyncio.get_running_loop())
         return self
 
     async def __aexit__(self, *exc: Any) -> None:
-        self.close()
+        self._exit(exc[1])
 
     def __del__(self) -> None:
         if getattr(self, "_handle", None) is None:
             return
         try:
             if not self._in_callback():
-                self.close()
+                self._report_close_errors(self._close(), "closed by the garbage collector")
                 return
         except StateError:  # the library refuses: we are inside one of its callbacks
             pass
@@ -1950,11 +2112,12 @@ class Store:
         # one returns to the library, which then lets the close join it).
         threading.Thread(target=self._close_quietly, name="odatastore-close").start()
 
-    def _close_quietly(self) -> None:
+    def _close_quietly(self, how: str = "closed by the garbage collector") -> None:
         try:
-            self.close()
+            errors = self._close()
         except BaseException:
-            pass
+            return
+        self._report_close_errors(errors, how)
 
     def __repr__(self) -> str:
         state = "closed" if self._closed else self.state.name.lower()
@@ -2356,7 +2519,7 @@ class Store:
     def dispatch(self, timeout: Optional[float] = 0.0) -> int:
         """Queue mode: delivers waiting callbacks on this thread, waiting up to ``timeout``
         seconds for the first (None: no limit). Returns how many were delivered."""
-        ms = -1 if timeout is None else int(timeout * 1000)
+        ms = -1 if timeout is None else _timeout_ms(timeout, "timeout")
         with self._use():
             return _errors.check(self._lib, self._lib.ods_store_dispatch(self._handle, ms))
 
@@ -2395,8 +2558,35 @@ class Store:
                 pass
 
     def _attach_for_async(self, loop: asyncio.AbstractEventLoop) -> None:
-        if self.dispatch_mode == "queue" and self._loop is None:
+        if self.dispatch_mode != "queue":
+            return
+        current = self._loop
+        if current is None or current.is_closed():
+            self._loop = None
             self.attach(loop)
+        elif current is not loop and not current.is_running():
+            # The loop it was attached to has stopped (asyncio.run() over, or a loop between
+            # run_until_complete calls): this running loop takes the descriptor over, else
+            # nothing would deliver what it awaits.
+            try:
+                current.remove_reader(self._fd)  # type: ignore[arg-type]
+            except (RuntimeError, ValueError, OSError):
+                pass
+            self._loop = None
+            self.attach(loop)
+
+    def _dispatches_here(self) -> bool:
+        """Queue mode: whether a thread waiting for a callback must deliver it itself: no
+        loop attached, the attached loop's own thread, or a loop that is not running (closed:
+        the store detaches from it; stopped: nothing else would deliver until it runs again)."""
+        loop = self._loop
+        if loop is None or self._loop_thread == _get_ident():
+            return True
+        if loop.is_closed():
+            if self._loop is loop:
+                self._loop = None
+            return True
+        return not loop.is_running()
 
     def _on_loop_thread(self, loop: asyncio.AbstractEventLoop) -> bool:
         if self._loop is loop and self._loop_thread == threading.get_ident():
@@ -2417,19 +2607,22 @@ class Store:
             raise StateError("cannot wait for a request inside a callback of the same store "
                              "(it would never be delivered): use submit(), a callback or await", _errors.ESTATE)
         deadline = None if timeout is None else time.monotonic() + timeout
-        queue_here = self.dispatch_mode == "queue" and (
-            self._loop is None or self._loop_thread == threading.get_ident())
+        queue = self.dispatch_mode == "queue"
         while not done():
             remaining = None if deadline is None else deadline - time.monotonic()
             if remaining is not None and remaining <= 0:
                 return done()
-            if queue_here and not self._closing and not self._closed:
-                slice_s = 0.05 if remaining is None else min(0.05, remaining)
-                try:
-                    with self._use():
-                        self._lib.ods_store_dispatch(self._handle, max(1, int(slice_s * 1000)))
-                except ClosedError:
-                    pass
+            if queue and not self._closing and not self._closed:
+                if self._dispatches_here():  # looked at again each slice: the loop may stop
+                    slice_s = 0.05 if remaining is None else min(0.05, remaining)
+                    try:
+                        with self._use():
+                            self._lib.ods_store_dispatch(self._handle, max(1, int(slice_s * 1000)))
+                    except ClosedError:
+                        pass
+                    continue
+                # a running loop on another thread delivers; it may stop or close meanwhile
+                event.wait(0.1 if remaining is None else min(0.1, remaining))
                 continue
             event.wait(0.05 if is_done is not None else remaining)
         return True
@@ -2536,9 +2729,11 @@ class Store:
         result = self.execute(mode, path, _body(changes), etag=etag, **options)
         return result if isinstance(result, Entity) else None
 
-    def delete(self, path: str, *, etag: Optional[str] = None, **options: Any) -> None:
-        """DELETE the entity at ``path`` (``etag``: If-Match)."""
-        self.execute(Mode.DELETE, path, etag=etag, **options)
+    def delete(self, path: str, entity: Optional[Entity] = None, *, etag: Optional[str] = None,
+               **options: Any) -> None:
+        """DELETE the entity at ``path``. ``etag`` (or ``entity.etag``: the :class:`Entity` as
+        read, as :meth:`update` takes it) is sent as If-Match; "*" matches any version."""
+        self.execute(Mode.DELETE, path, etag=_delete_etag(entity, etag), **options)
 
     def call(self, path: str, parameters: Optional[Mapping[str, Any]] = None, **options: Any) -> Any:
         """Calls a function or action import (GET or POST, as $metadata declares it);
@@ -2547,7 +2742,12 @@ class Store:
                             **options)
 
     def cancel(self, request_id: int) -> None:
-        """Cancels the started request with this id (:class:`NotFoundError` when unknown or done)."""
+        """Cancels the started request with this id (:class:`NotFoundError` when unknown or done;
+        :class:`InvalidArgumentError` for what is not an int from 0 to 2**64-1)."""
+        if isinstance(request_id, bool) or not isinstance(request_id, int):
+            raise InvalidArgumentError(f"request_id must be an int, not {type(request_id).__name__}", _errors.EINVAL)
+        if not 0 <= request_id < 2**64:
+            raise InvalidArgumentError(f"no request has id {request_id}: ids are from 0 to 2**64-1", _errors.EINVAL)
         with self._use():
             rc = self._lib.ods_store_cancel(self._handle, request_id)
             if rc == _errors.ESTATE:
@@ -2597,15 +2797,26 @@ class Store:
                                           etag=etag, **options)
         return result if isinstance(result, Entity) else None
 
-    async def delete_async(self, path: str, *, etag: Optional[str] = None, **options: Any) -> None:
+    async def delete_async(self, path: str, entity: Optional[Entity] = None, *, etag: Optional[str] = None,
+                           **options: Any) -> None:
         """:meth:`delete`, awaited."""
-        await self.execute_async(Mode.DELETE, path, etag=etag, **options)
+        await self.execute_async(Mode.DELETE, path, etag=_delete_etag(entity, etag), **options)
 
     async def call_async(self, path: str, parameters: Optional[Mapping[str, Any]] = None,
                          **options: Any) -> Any:
         """:meth:`call`, awaited."""
         return await self.execute_async(Mode.FUNCTION, path,
                                         dict(parameters) if parameters is not None else None, **options)
+
+
+def _delete_etag(entity: Optional[Entity], etag: Optional[str]) -> Optional[str]:
+    """The If-Match of a delete: ``etag``, else the Entity's own."""
+    if entity is None:
+        return etag
+    if not isinstance(entity, Entity):
+        raise InvalidArgumentError(f"entity must be an Entity (its etag goes as If-Match), not {type(entity).__name__}",
+                                   _errors.EINVAL)
+    return etag if etag is not None else entity.etag
 
 
 def _settle_open(fut: "asyncio.Future[None]") -> None:
@@ -2658,4 +2869,4 @@ def _close_all() -> None:
     """At interpreter exit, close the stores still open, so no library thread calls into
     Python while it shuts down (requests in flight get their last callbacks first)."""
     for store in list(_open_stores):
-        store._close_quietly()
+        store._close_quietly("closed at interpreter exit")

@@ -7,8 +7,8 @@ URL against the store's $metadata and gives every ``$orderby`` expression its Ed
 type of property ``P`` of the entities a request ``R`` returns is the type of ``$orderby=P``
 checked on ``R``'s own path (keys and function parameters included); a to-one navigation or
 complex property ``N`` is typed with ``$orderby=N/P``, and a V4 to-many navigation with
-``$expand=N($orderby=P)``. One check per path shape (keys left out) and property set, cached
-by the store. What cannot be typed this way (primitive function results, V2 to-many
+``$expand=N($orderby=P)``; a single property read ``R/P`` is typed with ``R?$orderby=P``. One
+check per path shape (keys left out) and property set, cached by the store. What cannot be typed this way (primitive function results, V2 to-many
 navigation expanded in a collection, collections of primitives) keeps its canonical JSON value.
 """
 from __future__ import annotations
@@ -365,6 +365,8 @@ class TypeCache:
         self._paths: dict[str, tuple[str, str, str]] = {}
         # (shape key, property names of a flat entity) -> its _FlatPlan
         self._plans: dict[tuple[str, tuple[str, ...]], _FlatPlan] = {}
+        # shape key of a request for one property's value -> the converter of its Edm type
+        self._value_types: dict[str, Optional[Converter]] = {}
 
     def _lookup(self, key_shape: str, url_for: Callable[[list[str]], str], names: list[str],
                 prefix: str, expand: Optional[str] = None) -> dict[str, Optional[str]]:
@@ -387,6 +389,47 @@ class TypeCache:
         head, params = split_request(path)
         base = head + "?" + (params + "&" if params else "")
         return self._lookup(shape_of(head) + "?" + params, lambda ns: base + "$orderby=" + ",".join(ns), names, "")
+
+    def type_value(self, path: str, value: Any) -> Any:
+        """``value`` (the ``{"value": v}`` of request ``path``) typed when ``path`` addresses a
+        primitive property (``Products(1)/Price``, ``Customers(1)/Address/City``): the type
+        ``$orderby`` gives that property on the path of its entity. Other values (``$count``,
+        ``$value``, function results) stay as they are."""
+        if value is None or isinstance(value, (dict, list)):
+            return value
+        head, params, shape = self._path_info(path)
+        if shape in self._value_types:
+            fn = self._value_types[shape]
+        else:
+            fn = converter_for(self._property_type(head, params))
+            if len(self._value_types) >= _PATHS_KEPT:
+                self._value_types.clear()
+            self._value_types[shape] = fn
+        if fn is None:
+            return value
+        try:
+            return fn(value)
+        except (ValueError, TypeError, decimal.InvalidOperation):
+            return value
+
+    def _property_type(self, head: str, params: str) -> Optional[str]:
+        result = self._check(head + ("?" + params if params else ""))
+        segments = (result or {}).get("path") or []
+        names: list[str] = []
+        for segment in reversed(segments):  # the trailing property segments
+            if segment.get("kind") != "property" or not isinstance(segment.get("name"), str):
+                break
+            names.append(segment["name"])
+        if not names or len(names) == len(segments):
+            return None
+        names.reverse()
+        suffix = "/" + "/".join(names)
+        if not head.endswith(suffix):  # spelt otherwise in the request (escapes): not typed
+            return None
+        base = head[:-len(suffix)] + "?" + (params + "&" if params else "")
+        checked = self._check(base + "$orderby=" + "/".join(names))
+        types = _orderby_types(checked) if checked else []
+        return types[0] if len(types) == 1 else None
 
     def _path_info(self, path: str) -> tuple[str, str, str]:
         info = self._paths.get(path)
