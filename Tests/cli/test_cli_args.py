@@ -66,8 +66,12 @@ usage_error("missing value before an option", ["parse", "A", "--metadata", "--pl
             "Missing value for '--metadata <metadata>'", "parse", metadata_help)
 usage_error("missing value before --", ["parse", "A", "--metadata", "--"], "Missing value for '--metadata <metadata>'", "parse", metadata_help)
 usage_error("empty value after =", ["parse", "A", "--metadata="], "Missing value for '--metadata <metadata>'", "parse", metadata_help)
-usage_error("a value starting with - is not taken from the next word", ["get", "P", "--timeout", "-3"],
-            "Missing value for '--timeout <timeout>'", "get", "--timeout <timeout>  Seconds allowed for each HTTP exchange (default 60).")
+usage_error("a value starting with - is not taken from the next word", ["parse", "A", "--metadata", "-x"],
+            "Missing value for '--metadata <metadata>'", "parse", metadata_help)
+# ...except a number after an integer option: "-3" is its (refused) value, not a missing one.
+usage_error("a negative number after an integer option", ["get", "P", "--timeout", "-3"],
+            "The value '-3' is invalid for '--timeout <timeout>': it must not be negative", "get",
+            "--timeout <timeout>  Seconds allowed for each HTTP exchange (default 60).")
 usage_error("missing positional", ["parse"], "Missing expected argument '<url>'", "parse",
             "<url>  The URL: absolute, an absolute path, or relative to the service root.")
 usage_error("missing required option", ["create", "Products"], "Missing expected argument '--data <data>'", "create",
@@ -75,6 +79,11 @@ usage_error("missing required option", ["create", "Products"], "Missing expected
 usage_error("bad integer", ["offline", "init", "--service", UNREACHABLE, "--store", "x.store", "--page-size", "abc"],
             "The value 'abc' is invalid for '--page-size <page-size>'", "offline init",
             "--page-size <page-size>  Entities per page asked of V4 services while downloading (default 1000).")
+usage_error("negative integer", ["get", "P", "--service", UNREACHABLE, "--timeout", "-1"],
+            "The value '-1' is invalid for '--timeout <timeout>': it must not be negative", "get",
+            "--timeout <timeout>  Seconds allowed for each HTTP exchange (default 60).")
+usage_error("negative integer inline", ["offline", "init", "--service", UNREACHABLE, "--store", "x.store", "--page-size=-5"],
+            "The value '-5' is invalid for '--page-size <page-size>': it must not be negative", "offline init")
 usage_error("bad Int64", ["offline", "errors", "--store", "x.store", "--retry", "1.5"],
             "The value '1.5' is invalid for '--retry <retry>'", "offline errors", "--retry <retry>  Queue archived change ID again.")
 usage_error("bad choice", ["get", "P", "--mode", "sideways"],
@@ -89,7 +98,8 @@ usage_error("after --, options are positionals", ["parse", "A", "--", "--metadat
 usage_error("validate", ["offline", "errors", "--store", "x.store", "--retry", "1", "--revert", "2"],
             "--retry and --revert exclude each other", "offline errors")
 usage_error("validate of a shared group", ["delete", "P", "--mode", "mixed"], "--mode mixed needs --store FILE", "delete")
-usage_error("required --service", ["offline", "init", "--store", "x.store"], "--service URL is required", "offline init")
+usage_error("required --service", ["offline", "init", "--store", "x.store"],
+            "--service URL is required to make a new store file (x.store does not exist yet)", "offline init")
 usage_error("checked while running", ["get", "P", "--header", "no colon", "--service", UNREACHABLE],
             "--header must look like \"Name: value\"", "get")
 
@@ -100,8 +110,8 @@ code, out, err = run("parse", "Products", "--odata-version", "2", "--odata-versi
 check("the last value of an option wins", code == 0 and json.loads(out)["version"] == "4.0", f"{code} {out!r} {err!r}")
 code, out, err = run("parse", "A", "--metadata=/nonexistent/metadata.xml")
 check("--metadata=FILE is read", code == 66 and "cannot read /nonexistent/metadata.xml" in err, f"{code} {err!r}")
-code, out, err = run("get", "P", "--timeout=-3", "--service", UNREACHABLE)
-check("--timeout=-3: a value starting with - after =", code == 24 and err.startswith("error: "), f"{code} {err!r}")
+code, out, err = run("parse", "A", "--metadata=-x")
+check("--metadata=-x: a value starting with - after =", code == 66 and "cannot read -x" in err, f"{code} {err!r}")
 code, out, err = run("parse", "--", "-A", "--odata-version", "4")
 check("-- ends the options: -A is the URL", code == 64 and "2 unexpected arguments: '--odata-version', '4'" in err, f"{code} {err!r}")
 code, out, err = run("parse", "--odata-version", "4", "--", "-A")

@@ -145,7 +145,10 @@ struct CommandLineParser {
                 continue
             }
             var value = inline
-            if value == nil, i < words.count, words[i] == "-" || !words[i].hasPrefix("-") {
+            // A negative number after an integer option is its value (refused below with
+            // what is wrong with it), not an option.
+            if value == nil, i < words.count,
+               words[i] == "-" || !words[i].hasPrefix("-") || (argument.value == .integer && Int(words[i]) != nil) {
                 value = words[i]
                 i += 1
             }
@@ -155,7 +158,9 @@ struct CommandLineParser {
             switch argument.value {
             case .string: break
             case .integer:
-                if Int(value) == nil { throw fail("The value '\(value)' is invalid for '\(label(argument))'", argument) }
+                guard let n = Int(value) else { throw fail("The value '\(value)' is invalid for '\(label(argument))'", argument) }
+                // Every integer option is a count, a number of seconds or an ID.
+                if n < 0 { throw fail("The value '\(value)' is invalid for '\(label(argument))': it must not be negative", argument) }
             case .choice(let words):
                 if !words.contains(value) {
                     throw fail("The value '\(value)' is invalid for '\(label(argument))'. Please provide one of \(oneOf(words)).", argument)
