@@ -387,6 +387,10 @@ public struct ResourceRequestParser: Sendable {
                 options.search = try p.parseAll()
             case "$top"?, "$skip"?:
                 guard let n = Self.nonNegativeInteger(value.bytes) else {
+                    if !value.bytes.isEmpty, value.bytes.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
+                        // 19 digits and more: beyond what the sums of $skip and $top may reach.
+                        throw URLParseError("\(name) is too large (at most 18 digits)", at: 0)
+                    }
                     throw URLParseError("expected a non-negative integer for \(name)", at: hasEquals ? 0 : -1)
                 }
                 if system == "$top" { options.top = n } else { options.skip = n }

@@ -99,6 +99,10 @@ import Testing
         #expect(failure("Products?%24filter=Name%20eq%20%27x%27%20and%20(", .v4)?.position == 48)
         #expect(failure("Products?$filter=Name eq 'x' and", .v4)?.position == 32)
         #expect(failure("Products?$top=-1", .v4)?.position == 14)
+        // Too many digits is said as such (not "expected a non-negative integer").
+        let big = failure("Products?$skip=9223372036854775807", .v4)
+        #expect(big?.message == "$skip is too large (at most 18 digits)" && big?.position == 15, "\(String(describing: big))")
+        #expect((try? ResourceRequestParser(version: .v4).parse("Products?$top=999999999999999999").options.top) == 999_999_999_999_999_999)
         #expect(failure("Produ%ZZcts", .v4)?.position == 5)
     }
 

@@ -449,6 +449,10 @@ struct DifferentialTests {
                        "hassubset(Tags,[\"\u{E9}\"])", "hassubset(Ratios,[-0.0])", "hassubset(Ratios,[NaN])"] {
             paths.append(("Bags?$filter=" + filter, false))
         }
+        // /$count of a collection property, also empty ones, and of a bag that is not there.
+        for id in [1, 2, 3, 4, 7, 999] {
+            for property in ["Nums", "Tags", "Amounts", "Whens", "Bigs", "Ratios"] { paths.append(("Bags(\(id))/\(property)/$count", false)) }
+        }
         var tally = Tally()
         for (path, ordered) in paths {
             let servicePath = Self.odatapyLiterals(path)

@@ -13,6 +13,8 @@ struct ResolvedPath: Sendable {
         case property([String])
         /// `/$value` of a primitive property.
         case rawValue([String])
+        /// `/$count` of a collection property of one entity (`Bags(1)/Nums/$count`).
+        case propertyCount([String])
     }
 
     /// The table of the result's entities (for properties: of the entity they belong to).
@@ -102,7 +104,15 @@ struct ResolvedPath: Sendable {
                 propertyPath.append(s.name)
                 result = .property(propertyPath)
             case .count:
-                guard case .collection = result else { throw ODataStoreError(.unsupported, "$count of a single value cannot be evaluated offline") }
+                if case .property(let p) = result {
+                    // A collection property (`Nums/$count`), kept as one JSON array column.
+                    result = .propertyCount(p)
+                    i += 1
+                    continue
+                }
+                guard case .collection = result else {
+                    throw ODataStoreError(.unsupported, "$count of a single entity cannot be evaluated offline")
+                }
                 result = .count
             case .value:
                 guard case .property(let p) = result else {

@@ -105,6 +105,8 @@ struct LocalReader {
             return response(json: "{\"value\":\(n)}", entities: 0, ranges: nil, count: n)
         case .property(let p):
             return try property(p, table: resolved.table, parent: parent, key: last.key, path: path)
+        case .propertyCount(let p):
+            return try propertyCount(p, table: resolved.table, parent: parent, key: last.key, path: path)
         case .rawValue(let p):
             let binary = resolved.table.columns.first { $0.pathText == p.joined(separator: "/") }?.edm == .binary
             return try rawValue(of: property(p, table: resolved.table, parent: parent, key: last.key, path: path), binary: binary)
@@ -418,6 +420,43 @@ struct LocalReader {
     }
 
     // MARK: - Responses
+
+    /// `/$count` of a collection property of one entity: its items, as `text/plain` with the
+    /// json and count the online engine makes of a service's answer.
+    private func propertyCount(_ propertyPath: [String], table: EntityTable, parent: Condition?, key: [SQLValue]?,
+                               path: String) throws(ODataStoreError) -> Response {
+        let pathText = propertyPath.joined(separator: "/")
+        guard let column = table.columns.first(where: { $0.pathText == pathText }) else {
+            throw ODataStoreError(.unsupported, "\(pathText) of \(table.entitySet) cannot be read offline")
+        }
+        guard column.isCollection else {
+            throw ODataStoreError(.invalidArgument, "$count needs a collection: \(pathText) is a single value", httpStatus: 400)
+        }
+        var params = SQLParameters()
+        let whereSQL = try conditions(nil, table: table, alias: "t0", parent: parent, key: key, &params)
+        let sql = "SELECT json_array_length(t0.\(SQLName.quote(column.sqlName))) FROM \(table.quoted) t0 WHERE \(whereSQL) LIMIT 1"
+        let n: Int64
+        do {
+            let s = try file.connection.statement(sql)
+            defer { s.reset() }
+            try s.bind(params.values)
+            guard try s.step() else { throw notFound(path) }
+            n = s.isNull(at: 0) ? 0 : s.int64(at: 0)
+        } catch let e as SQLiteError {
+            throw e.storeError("cannot read the store")
+        } catch let e as ODataStoreError {
+            throw e
+        } catch {
+            throw ODataStoreError(.error, "\(error)")
+        }
+        let body = Array(String(n).utf8)
+        let decoded = DecodedPayload.plainText(body)
+        let headers: [(name: String, value: String)] = [(name: "OData-Version", value: model.version == .v2 ? "2.0" : "4.0"),
+                                                        (name: "Content-Type", value: "text/plain;charset=utf-8")]
+        var r = Response(status: 200, headers: headers, body: body, json: decoded.json, count: decoded.count, entityCount: 0)
+        r.isLocal = true
+        return r
+    }
 
     /// A property's `$value` as a service sends it: the value's text as `text/plain` (a
     /// string without quotes or escapes, other values as their canonical literal), and the
