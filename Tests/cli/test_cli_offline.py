@@ -145,6 +145,27 @@ for path in ["Products(50)", "Products(1)/Category", "Categories(3)", "Products/
           f"\n  local  {local[:300]}\n  online {online[:300]} {err} {err2}")
 v2.stop()
 
+# --- A store file that cannot be written: a clear error, the file unchanged ----------------
+# (root ignores permission bits: the file is made immutable with chattr, where the file
+# system supports it; elsewhere this part is not run and says so)
+frozen = os.path.join(tmp, "frozen.store")
+with open(store2, "rb") as f, open(frozen, "wb") as g:
+    g.write(f.read())
+if subprocess.run(["chattr", "+i", frozen], capture_output=True).returncode == 0:
+    try:
+        with open(frozen, "rb") as f:
+            before = f.read()
+        code, out, err = run("update", "Products(1)", "--data", '{"Name":"frozen"}', "--store", frozen, "--mode", "offline")
+        with open(frozen, "rb") as f:
+            after = f.read()
+        check("read-only store: exit 26 (I/O) with what is wrong", code == 26
+              and "the store file cannot be written (a read-only file, directory or file system)" in err
+              and "downloaded" not in err and after == before, f"{code} {err!r}")
+    finally:
+        subprocess.run(["chattr", "-i", frozen], capture_output=True)
+else:
+    print("note: chattr +i is not supported here; the read-only store check did not run")
+
 passed, failed = results()
 print(f"{passed} passed, {failed} failed")
 sys.exit(1 if failed else 0)

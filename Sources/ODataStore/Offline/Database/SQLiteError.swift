@@ -35,6 +35,13 @@ struct SQLiteError: Error, Sendable, CustomStringConvertible {
         }
         if code & 0xFF == SQLITE_NOMEM { return ODataStoreError(.noMemory, "\(what): \(message)") }
         if code & 0xFF == SQLITE_INTERRUPT { return ODataStoreError(.cancelled, "\(what): cancelled") }
+        if code & 0xFF == SQLITE_READONLY {
+            // Whatever was being written (a download, a local change, an upload's answer):
+            // the file, its directory or its -wal/-shm files cannot be written.
+            // `what` is left out: it names the writer, which misleads here (a local change
+            // is written by the download's entity writer).
+            return ODataStoreError(.io, "the store file cannot be written (a read-only file, directory or file system): \(message) (SQLite \(code))")
+        }
         return ODataStoreError(isIO ? .io : .error, "\(what): \(description)")
     }
 }
