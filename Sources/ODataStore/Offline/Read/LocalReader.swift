@@ -449,7 +449,13 @@ struct LocalReader {
         } catch {
             throw ODataStoreError(.error, "\(error)")
         }
-        let body = Array(String(n).utf8)
+        return plainText(String(n))
+    }
+
+    /// A `text/plain` answer, with the `json` and count the online engine makes of such a
+    /// body from a service (`DecodedPayload.plainText`).
+    private func plainText(_ text: String) -> Response {
+        let body = Array(text.utf8)
         let decoded = DecodedPayload.plainText(body)
         let headers: [(name: String, value: String)] = [(name: "OData-Version", value: model.version == .v2 ? "2.0" : "4.0"),
                                                         (name: "Content-Type", value: "text/plain;charset=utf-8")]
@@ -487,12 +493,7 @@ struct LocalReader {
             r.isLocal = true
             return r
         }
-        let body = Array(text.utf8)
-        let decoded = DecodedPayload.plainText(body)
-        let headers: [(name: String, value: String)] = [version, (name: "Content-Type", value: "text/plain;charset=utf-8")]
-        var r = Response(status: 200, headers: headers, body: body, json: decoded.json, count: decoded.count, entityCount: 0)
-        r.isLocal = true
-        return r
+        return plainText(text)
     }
 
     private func response(json: String, entities: Int, ranges: [Range<Int>]?, count: Int64?, status: Int = 200) -> Response {
