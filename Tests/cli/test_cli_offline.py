@@ -163,6 +163,18 @@ if subprocess.run(["chattr", "+i", frozen], capture_output=True).returncode == 0
               and "downloaded" not in err and after == before, f"{code} {err!r}")
     finally:
         subprocess.run(["chattr", "-i", frozen], capture_output=True)
+    # an immutable directory: the -wal and -shm files cannot be made beside the store
+    frozen_dir = os.path.join(tmp, "frozen-dir")
+    os.mkdir(frozen_dir)
+    with open(store2, "rb") as f, open(os.path.join(frozen_dir, "s.store"), "wb") as g:
+        g.write(f.read())
+    subprocess.run(["chattr", "+i", frozen_dir], capture_output=True)
+    try:
+        code, out, err = run("get", "Products(1)", "--store", os.path.join(frozen_dir, "s.store"), "--mode", "offline")
+        check("store in a read-only directory: exit 26 naming the -wal and -shm files", code == 26
+              and "cannot open the file or its -wal and -shm files (the directory must exist and be writable)" in err, f"{code} {err!r}")
+    finally:
+        subprocess.run(["chattr", "-i", frozen_dir], capture_output=True)
 else:
     print("note: chattr +i is not supported here; the read-only store check did not run")
 

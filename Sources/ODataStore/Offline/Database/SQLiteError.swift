@@ -35,6 +35,10 @@ struct SQLiteError: Error, Sendable, CustomStringConvertible {
         }
         if code & 0xFF == SQLITE_NOMEM { return ODataStoreError(.noMemory, "\(what): \(message)") }
         if code & 0xFF == SQLITE_INTERRUPT { return ODataStoreError(.cancelled, "\(what): cancelled") }
+        if code & 0xFF == SQLITE_CANTOPEN {
+            // A WAL store needs its -wal and -shm files beside it, also to be read.
+            return ODataStoreError(.io, "\(what): cannot open the file or its -wal and -shm files (the directory must exist and be writable): \(message) (SQLite \(code))")
+        }
         if code & 0xFF == SQLITE_READONLY {
             // Whatever was being written (a download, a local change, an upload's answer):
             // the file, its directory or its -wal/-shm files cannot be written.
