@@ -268,12 +268,8 @@ struct LocalReader {
                 try writeEntity(s, writer: writer, expand: expand, depth: 1, into: &out)
                 ranges.append(start..<out.count)
             }
-        } catch let e as SQLiteError {
-            throw e.storeError("cannot read the store")
-        } catch let e as ODataStoreError {
-            throw e
         } catch {
-            throw ODataStoreError(.error, "\(error)")
+            throw Self.readFailure(error)
         }
         out.append(UInt8(ascii: "]"))
         var nextLink: String? = nil
@@ -307,12 +303,8 @@ struct LocalReader {
             etag = s.text(at: 2)
             try writeEntity(s, writer: EntityJSON(table: table, model: model, select: request.options.select, serviceRoot: serviceRoot), expand: expand,
                             depth: 1, into: &out)
-        } catch let e as SQLiteError {
-            throw e.storeError("cannot read the store")
-        } catch let e as ODataStoreError {
-            throw e
         } catch {
-            throw ODataStoreError(.error, "\(error)")
+            throw Self.readFailure(error)
         }
         var r = response(json: String(decoding: out, as: UTF8.self), entities: 1, ranges: [0..<out.count], count: nil)
         r.etag = etag
@@ -341,12 +333,8 @@ struct LocalReader {
             out.append(contentsOf: "{\"value\":".utf8)
             _ = EntityJSON(table: table, model: model, select: nil).writeValue(s, column: index, into: &out)
             out.append(UInt8(ascii: "}"))
-        } catch let e as SQLiteError {
-            throw e.storeError("cannot read the store")
-        } catch let e as ODataStoreError {
-            throw e
         } catch {
-            throw ODataStoreError(.error, "\(error)")
+            throw Self.readFailure(error)
         }
         return response(json: String(decoding: out, as: UTF8.self), entities: 0, ranges: nil, count: nil)
     }
@@ -419,6 +407,16 @@ struct LocalReader {
         out.append(UInt8(ascii: "}"))
     }
 
+    /// The store's error for what a read's statements threw: SQLite's mapped, the store's own
+    /// (a 404, a refusal) as they are.
+    private static func readFailure(_ error: any Error) -> ODataStoreError {
+        switch error {
+        case let e as SQLiteError: e.storeError("cannot read the store")
+        case let e as ODataStoreError: e
+        default: ODataStoreError(.error, "\(error)")
+        }
+    }
+
     // MARK: - Responses
 
     /// `/$count` of a collection property of one entity: its items, as `text/plain` with the
@@ -442,12 +440,8 @@ struct LocalReader {
             try s.bind(params.values)
             guard try s.step() else { throw notFound(path) }
             n = s.isNull(at: 0) ? 0 : s.int64(at: 0)
-        } catch let e as SQLiteError {
-            throw e.storeError("cannot read the store")
-        } catch let e as ODataStoreError {
-            throw e
         } catch {
-            throw ODataStoreError(.error, "\(error)")
+            throw Self.readFailure(error)
         }
         return plainText(String(n))
     }
@@ -479,10 +473,8 @@ struct LocalReader {
             case .bool(let b)?: text = b ? "true" : "false"
             default: throw ODataStoreError(.unsupported, "the $value of this property cannot be read offline")
             }
-        } catch let e as ODataStoreError {
-            throw e
         } catch {
-            throw ODataStoreError(.error, "\(error)")
+            throw Self.readFailure(error)
         }
         let version = (name: "OData-Version", value: model.version == .v2 ? "2.0" : "4.0")
         if binary {
