@@ -590,6 +590,31 @@ static void check_held_cancelled_closed(const char *v4_url) {
     ODS_CHECK_INT_EQ(u.status, ODS_OK);
     ODS_CHECK_INT_EQ(u.result.confirmed, 1);
     upload_run_free(&u);
+
+    /* The service applies a change, but its answer is lost (the connection reset after it):
+     * the next upload repeats it, the service refuses the repeat (412: the ETag moved on, by
+     * the first attempt), the entity is read back, has what was sent, and the change is
+     * confirmed, not archived. (The read-back's task once kept the upload alive in a cycle:
+     * memcheck.upload reported it lost.) */
+    ods_response_free(execute_ok(store, ODS_UPDATE, "Products(14)", "{\"Name\":\"Fourteen offline\"}"));
+    ODS_CHECK_OK(ods_test_proxy_add_fault(proxy, "mode=reset_after&count=1"));
+    upload(&u, store);
+    ODS_CHECK(u.status != ODS_OK);
+    upload_run_free(&u);
+    ODS_CHECK_INT_EQ(pending(store), 1);  /* nothing lost */
+    ODS_CHECK_OK(ods_test_proxy_clear_faults(proxy));
+    upload(&u, store);
+    ODS_CHECK_INT_EQ(u.status, ODS_OK);
+    ODS_CHECK_INT_EQ(u.result.confirmed, 1);
+    ODS_CHECK_INT_EQ(u.result.failed, 0);
+    upload_run_free(&u);
+    ODS_CHECK_INT_EQ(pending(store), 0);
+    {
+        ods_error_archive *archive = NULL;
+        ODS_CHECK_OK(ods_store_error_archive(&archive, store));
+        ODS_CHECK_INT_EQ(ods_error_archive_count(archive), 0);
+        ods_error_archive_free(archive);
+    }
     ODS_CHECK_OK(ods_store_close(store));
     ODS_CHECK_INT_EQ(ods_test_server_stop(proxy), 0);
     remove_store_file("proxy");

@@ -90,6 +90,9 @@ final class Upload: Sendable {
         let finish: Finish = { [self] outcome in
             let (first, result) = state.withLock { s -> (Bool, UploadResult) in
                 defer { s.finished = true }
+                // A read-back's task keeps its completion, which keeps this upload: a cycle
+                // that leaked both (and what they hold) once the upload was over.
+                s.task = nil
                 return (!s.finished, UploadResult(confirmed: s.confirmed, failed: s.failed, remaining: 0))
             }
             guard first else { return }
@@ -473,6 +476,7 @@ final class Upload: Sendable {
         }
         let job = RequestJob(id: 0, mode: .read, path: path, url: url, body: nil, headers: [], etag: nil, paging: .none, timeoutMilliseconds: 0)
         let task = online.execute(job) { [self] result in
+            state.withLock { $0.task = nil }  // done: nothing left to cancel (and no cycle)
             onQueue(finish) { [self] () throws(ODataStoreError) in
                 let file = try store.requireFile()
                 switch result {
@@ -494,7 +498,7 @@ final class Upload: Sendable {
             }
         }
         let cancelled: Bool = state.withLock { s in
-            s.task = task
+            if !s.finished { s.task = task }  // a finished upload keeps no task (see `start`)
             return s.cancelled
         }
         if cancelled { task?.cancel() }
