@@ -192,6 +192,22 @@ def test_interpreter_exit_with_requests_in_flight(v4_proxy):
         v4_proxy.clear()
 
 
+def test_proxy_environment_variables_are_ignored(v4_server):
+    # The library uses no proxy unless the app configures one, whatever the environment says:
+    # every proxy variable libcurl reads points at a port nobody listens on, and no_proxy
+    # names nothing; a GET that went through any of them would fail to connect.
+    dead = f"http://127.0.0.1:{free_port()}"
+    env = dict(os.environ, PYTHONPATH=str(BINDING_SRC), http_proxy=dead, HTTP_PROXY=dead, https_proxy=dead,
+               HTTPS_PROXY=dead, all_proxy=dead, ALL_PROXY=dead, no_proxy="", NO_PROXY="")
+    result = subprocess.run([sys.executable, "-c", textwrap.dedent(f"""
+        import odatastore
+        with odatastore.Store({v4_server.url!r}) as store:
+            print("ID", store.read("Products(3)")["ID"], len(store.read("Products?$top=2")))
+        """)], env=env, cwd=ROOT, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["ID", "3", "2"]
+
+
 def test_library_missing_is_a_clear_import_error():
     env_missing = dict(os.environ, ODATASTORE_LIBRARY="/nonexistent/libodatastore.so")
     result = subprocess.run([sys.executable, "-c", "import odatastore\ntry:\n    odatastore.version()\n"

@@ -29,7 +29,8 @@ public struct CurlTransportConfiguration: Sendable, Equatable {
     /// when empty). Must not contain CR, LF or NUL.
     public var userAgent: String
     /// Proxy URL (`http://host:port`); nil means no proxy, and the `http_proxy`-style
-    /// environment variables are ignored too, so behaviour does not depend on the environment.
+    /// environment variables are ignored too (`no_proxy` as well: a configured proxy is used
+    /// for every host), so behaviour does not depend on the environment.
     public var proxy: String?
     public var httpVersion: HTTPVersion
     /// Follow 3xx redirects. Off by default: an OData client must not silently re-send a

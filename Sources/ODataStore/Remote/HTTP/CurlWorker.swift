@@ -379,6 +379,10 @@ final class CurlWorker: @unchecked Sendable {
         if let ca = configuration.caBundlePath { options.string(CURLOPT_CAINFO, ca, "CAINFO") }
         // "" disables proxies, including the ones named by environment variables.
         options.string(CURLOPT_PROXY, configuration.proxy ?? "", "PROXY")
+        // No host bypasses a configured proxy, whatever `no_proxy` says: without this libcurl
+        // reads `no_proxy` and `NO_PROXY` from the environment on every exchange (two
+        // getenv scans of the whole environment per GET) even when there is no proxy.
+        options.string(CURLOPT_NOPROXY, "", "NOPROXY")
         if let proxy = configuration.proxy, !proxy.isEmpty {
             // The request's User-Agent is a header-list line (`standardHeaders`), which libcurl
             // does not send to a proxy (CURLHEADER_SEPARATE); this gives a CONNECT its own, as
