@@ -1628,11 +1628,11 @@ class Request:
         (every request ends here)."""
         try:
             store = self.store
-            if store._keeping:
+            ident = _get_ident()
+            if store._keeping and store._kept_thread != ident:  # else it would keep nothing
                 _keep_thread_state(store)
             marks = store._delivering  # _enter_delivery / _leave_delivery
             del store  # an exception the request keeps keeps this frame: not the store with it
-            ident = _get_ident()
             marks[ident] = marks.get(ident, 0) + 1
             try:
                 self._cb_completion(resp_ptr, error)
