@@ -334,6 +334,28 @@ through its printf engine one character at a time still about 28,000 (`dprintf_f
 calls per GET), malloc and free about 20,000 (about 90 frees per GET, libcurl's and ours),
 the entity's decode about 27,000, of which its two control members 3,200 and the member
 lookups of a cold member-order memo (one `ByteKeyedTable` lookup per member) 2,000.
+
+Issue 13, where the time goes on a third machine (2026-12-02: the peers about 1.0-1.4 ms per
+GET, the binding 0.21-0.36 ms, so 3.6x-4.6x in the runs of the day). `perf record -e
+cpu-clock` of 3,000 V4 GETs minus a 0-GET run, per GET: libpython 0.114 ms, the kernel 0.086,
+libodatastore 0.087, libcurl 0.058, libc 0.042. The library's share of the time is far above
+its share of the instructions (55,000 of 310,000). One thing that did count: libcurl read
+`no_proxy` and `NO_PROXY` from the environment on every exchange (two getenv scans of the
+whole environment, ~1,400 instructions per GET); `CURLOPT_NOPROXY` "" stops it (310,600 ->
+309,200 Ir per V4 GET). Tried and not kept: the library's hot functions laid out together
+(`-function-sections` and gold's `--section-ordering-file` with a list made from callgrind
+profiles of these GETs and of the download; commit 9830483, reverted). The ~1,500 functions a
+GET or a download runs lay in source order across 8.8 MB of code, on about 505 pages of 4
+KiB; ordered, about 280 (the rest is the Swift standard library's code, one section of its
+own object). The instructions are the same, and the CPU did not move beyond this machine's
+noise: `threads.sh --compare-lib` (main's library against the ordered one, 8 in flight)
+median pair ratio 0.91 over 8 pairs, then 1.005 over 16; one in flight 1.02 over 10 pairs;
+`run.py --runs 9 --compare-lib` 1.01 (V4) and 0.99 (V2). Also looked at: the transport's
+poll() of 9 descriptors per wake-up (epoll would save the 8 idle ones, ~1-2 us, and add 2
+`epoll_ctl` calls per GET as libcurl adds and removes each connection's socket), libcurl's
+status-line `sscanf` (2,200 Ir per GET) and header-name comparisons (5,300): nothing worth
+taking. What is left on this machine is ~25% of the binding's CPU to reach 5x here, and no
+single part holds that much.
 """
 
 
