@@ -347,6 +347,32 @@ struct CurlTransportTests {
         #expect(after.response?.status == 200, "\(after)")
     }
 
+    /// Response headers are bounded whatever a server sends (libcurl's limits: 100 KB for one
+    /// line, 300 KB in all), and the error says which, not only "Out of memory".
+    @Test func oversizedResponseHeadersAreIOErrorsThatSaySo() async throws {
+        let (server, proxy) = try Self.proxied(.v4)
+        defer { proxy.stop(); server.stop() }
+        let transport = try CurlTransport()
+        defer { transport.shutdown() }
+
+        try proxy.setFault("respond", count: 1, status: 200,
+                           headers: [("Content-Type", "application/json"), ("X-Long", String(repeating: "a", count: 150_000))],
+                           body: "{}")
+        let long = await get(transport, proxy.serviceRoot + "Products", headers: json)
+        guard case .failure(.io(let longMessage)) = long else { Issue.record("\(long)"); return }
+        #expect(longMessage.contains("header line longer than libcurl's limit of 100 KB"), "\(longMessage)")
+
+        let many = (0..<4_000).map { ("X-Filler-\($0)", String(repeating: "b", count: 90)) }
+        try proxy.setFault("respond", count: 1, status: 200, headers: [("Content-Type", "application/json")] + many, body: "{}")
+        let lots = await get(transport, proxy.serviceRoot + "Products", headers: json)
+        guard case .failure(.io(let lotsMessage)) = lots else { Issue.record("\(lots)"); return }
+        #expect(lotsMessage.contains("Too large response headers"), "\(lotsMessage)")
+
+        // The transport is still fine afterwards.
+        let after = await get(transport, proxy.serviceRoot + "Categories(1)", headers: json)
+        #expect(after.response?.status == 200, "\(after)")
+    }
+
     @Test func serverErrorsAreResponses() async throws {
         let (server, proxy) = try Self.proxied(.v4)
         defer { proxy.stop(); server.stop() }

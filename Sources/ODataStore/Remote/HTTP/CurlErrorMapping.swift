@@ -4,7 +4,18 @@ extension HTTPTransportError {
     /// Maps a failed libcurl transfer to the transport's error kinds. `detail` is libcurl's
     /// error buffer (may be empty); the message always names the curl code.
     static func fromCurl(_ code: CURLcode, detail: String) -> HTTPTransportError {
-        let text = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
+        let text: String
+        if !detail.isEmpty {
+            text = detail
+        } else if code == CURLE_OUT_OF_MEMORY {
+            // libcurl 7.88 also gives up this way, saying nothing more, on a response header
+            // line longer than its limit (CURL_MAX_HTTP_HEADER, 100 KB): a hostile or broken
+            // server far more often than a full heap. (A response's headers over 300 KB in
+            // all fail with CURLE_RECV_ERROR and a message of their own.)
+            text = "out of memory, or a response header line longer than libcurl's limit of 100 KB"
+        } else {
+            text = String(cString: curl_easy_strerror(code))
+        }
         let message = "\(text) (curl error \(code.rawValue))"
         switch code {
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY, CURLE_COULDNT_CONNECT:
