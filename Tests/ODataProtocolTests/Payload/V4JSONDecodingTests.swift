@@ -163,4 +163,21 @@ import Foundation
         #expect(r.value["value"]?["@odata.type"] == "#Microsoft.OData.SampleService.Models.TripPin.EventLocation")
         #expect(r.value["value"]?["City"]?["Name"] == "Boise" && r.value["value"]?["City"]?["@odata.type"] == nil)
     }
+
+    /// An entity read or write answered with a bare array or primitive is not OData: refused
+    /// when the target says entities or an entity set's type is declared; a value target (a
+    /// property, an operation's result) still takes one, and without a model nothing changes.
+    @Test func entitiesAreAnObject() throws {
+        func decode(_ text: String, set: String?, target: PayloadTarget) throws -> DecodedPayload {
+            try PayloadDecoder.decode(Array(text.utf8), contentType: "application/json", version: .v4,
+                                      model: PayloadModels.tripPin, entitySet: set, target: target)
+        }
+        for text in [#"[{"UserName":"a"}]"#, #""hello""#, "42", "null", "true"] {
+            #expect(throws: PayloadError.self, "\(text)") { try decode(text, set: "People", target: .automatic) }
+            #expect(throws: PayloadError.self, "\(text)") { try decode(text, set: nil, target: .entities) }
+        }
+        #expect(try decode("42", set: nil, target: .value(nil)).json == #"{"value":42}"#)
+        #expect(try decode(#""Red""#, set: nil, target: .automatic).json == #"{"value":"Red"}"#)
+        #expect(try decode(#"{"value":[]}"#, set: "People", target: .automatic).entityCount == 0)
+    }
 }
