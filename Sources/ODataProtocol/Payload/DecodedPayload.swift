@@ -59,4 +59,16 @@ public enum PayloadTarget: Sendable, Equatable {
     case value(TypeReference?)
     /// Entity references (`$ref` in V4, `$links` in V2): `{"@odata.id": ...}` or `{"value":[...]}`.
     case references
+
+    /// True when the answer must be entities: the target says so, or it is automatic and an
+    /// entity type is declared (an entity set's or a navigation's path). Such an answer is a
+    /// JSON object (one entity, or a collection under "value"); a bare array or primitive,
+    /// or an empty 200 to a read, is no OData answer.
+    public func expectsEntities(declaredEntityType: Bool) -> Bool {
+        switch self {
+        case .entities: return true
+        case .automatic: return declaredEntityType
+        case .value, .references: return false
+        }
+    }
 }

@@ -175,10 +175,7 @@ extension JSONTranscoder {
                            valueKind: (PayloadMember.Kind, Bool)?) throws(JSONError) -> TopLevelSummary {
         let b = try s.peek()
         guard b == UInt8(ascii: "{") else {
-            // Entities (the target says so, or a declared entity type: an entity set's path)
-            // come as an object, one entity or a collection under "value"; a bare array or
-            // primitive is no OData answer to an entity read or write.
-            if target == .entities || (target == .automatic && declared != nil) { throw s.fail("expected a JSON object (an entity, or entities under \"value\")") }
+            if target.expectsEntities(declaredEntityType: declared != nil) { throw s.fail("expected a JSON object (an entity, or entities under \"value\")") }
             ascii("{\"value\":")
             if b == UInt8(ascii: "[") {
                 var top = TopLevelState(valueKind: valueKind, itemType: declared, referencesExpected: target == .references)

@@ -276,7 +276,7 @@ final class OnlineExchange: EngineTask {
     private func decode(_ response: HTTPResponse, plan: Plan) throws(ODataStoreError) -> DecodedPayload {
         if response.body.isEmpty || response.status == 204 {
             if response.status == 200, plan.method == "GET", !plan.raw,
-               plan.target == .entities || (plan.target == .automatic && (plan.entitySet != nil || plan.entityType != nil)) {
+               plan.target.expectsEntities(declaredEntityType: plan.entitySet != nil || plan.entityType != nil) {
                 // A read of entities answered 200 with nothing: not "no entity" (that is a 204
                 // or a 404), and not an empty collection (that is {"value":[]}).
                 throw ODataStoreError(.protocol, "the service answered GET \(job.path) with HTTP 200 and an empty body, not OData JSON",

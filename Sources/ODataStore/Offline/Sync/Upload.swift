@@ -476,7 +476,6 @@ final class Upload: Sendable {
         }
         let job = RequestJob(id: 0, mode: .read, path: path, url: url, body: nil, headers: [], etag: nil, paging: .none, timeoutMilliseconds: 0)
         let task = online.execute(job) { [self] result in
-            state.withLock { $0.task = nil }  // done: nothing left to cancel (and no cycle)
             onQueue(finish) { [self] () throws(ODataStoreError) in
                 let file = try store.requireFile()
                 switch result {

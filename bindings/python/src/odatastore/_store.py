@@ -1610,7 +1610,7 @@ class Request:
     def _deliver(self, fn: Callable[..., None], *args: Any) -> None:
         try:
             store = self.store
-            if store._keeping:
+            if store._keeping and store._kept_thread != _get_ident():  # else it would keep nothing
                 _keep_thread_state(store)
             ident = _enter_delivery(store)
             try:
