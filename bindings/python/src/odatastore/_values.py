@@ -18,6 +18,7 @@ import datetime
 import decimal
 import json
 import math
+import re
 import uuid
 from typing import Any, Callable, Optional, Sequence
 
@@ -246,11 +247,19 @@ def split_request(path: str) -> tuple[str, str]:
     return head, "&".join(keep)
 
 
+_KEY_PREDICATE = re.compile(r"\([^()']*\)")  # a parenthesised part without quotes or parentheses
+
+
 def shape_of(head: str) -> str:
     """The path with key predicates and parameters left out, for caching types per shape:
     ``Customers('O''NEIL')/Orders(3)`` -> ``Customers()/Orders()``."""
     if "(" not in head:
         return head
+    if "'" not in head:  # the usual key predicates: one substitution, the loop below for the rest
+        shape = _KEY_PREDICATE.sub("()", head)
+        rest = shape.replace("()", "")
+        if "(" not in rest and ")" not in rest:  # nothing nested or unbalanced
+            return shape
     out: list[str] = []
     depth = 0
     quoted = False
