@@ -1351,6 +1351,21 @@ _on_revert_done = _ffi.REVERT_CB(_on_revert_done_py)
 # ---------------------------------------------------------------------------------------
 
 
+def _body_text(store: "Store", path: str, body: Any) -> str:
+    """A request body (not None) as the canonical JSON text: str and bytes as they are, a
+    mapping or list encoded with the types of the entity's properties (Int64 and Decimal as
+    strings)."""
+    if isinstance(body, str):
+        return body
+    if isinstance(body, bytes):
+        return body.decode("utf-8")
+    return _values.dumps(body, store._write_types(path, body) if isinstance(body, dict) else None)
+
+
+_new_object = object.__new__
+_Lock = threading.Lock
+
+
 class Request:
     """One request: created unstarted by :meth:`Store.request`, configured, then started.
 
@@ -1378,14 +1393,12 @@ class Request:
     _aio: Sequence[tuple[asyncio.AbstractEventLoop, "asyncio.Future[Any]"]] = ()
     _started = False
     _handle: Optional[int] = None
-    _body_text: Optional[str] = None
 
     def __init__(self, store: "Store", mode: ModeLike, path: str, body: Any = None, *,
                  etag: Optional[str] = None, headers: Optional[Mapping[str, str]] = None,
                  all_pages: bool = False, timeout: Optional[float] = None, context: Any = None,
                  delegate: Optional[RequestDelegate] = None,
-                 on_complete: Optional[CompletionCallback] = None, route: Optional[str] = None,
-                 _submit: bool = False) -> None:
+                 on_complete: Optional[CompletionCallback] = None, route: Optional[str] = None) -> None:
         lib = store._lib
         self.store = store
         if path.__class__ is not str:
@@ -1405,17 +1418,9 @@ class Request:
         self._done = _Settled()
         self._lock = threading.Lock()
         self._key = next(_ids)
-        if isinstance(body, (bytes, str)):
-            body_text: Optional[str] = body.decode("utf-8") if isinstance(body, bytes) else body
-        elif body is None:
-            body_text = None
-        else:
-            if etag is None and isinstance(body, Entity):
-                etag = body.etag
-            body_text = _values.dumps(body, store._write_types(path, body) if isinstance(body, dict) else None)
-        if _submit:  # Store.submit without options: the C request is made by _submit_now
-            self._body_text = body_text
-            return
+        if etag is None and isinstance(body, Entity):
+            etag = body.etag
+        body_text = None if body is None else _body_text(store, path, body)
         handle = ctypes.c_void_p()
         with store._use():
             _errors.check(lib, lib.ods_request_new(ctypes.byref(handle), store._handle, int(self.mode),
@@ -1438,22 +1443,30 @@ class Request:
         if route is not None:
             self.set_route(route)
 
-    def _submit_now(self) -> RequestFuture:
-        """Store.submit without options: the request made, completed and started in one C
-        call (ods_request_submit); returns its future."""
-        store = self.store
-        lib = store._lib
-        path = self.path
-        body = self._body_text
+    @classmethod
+    def _submitted(cls, store: "Store", mode: ModeLike, path: str, body: Any) -> RequestFuture:
+        """Store.submit without options (and without an ETag to send): what ``__init__``,
+        ``future`` and ``start`` do, in one frame, the request made, completed and started in
+        one C call (ods_request_submit); returns its future."""
+        self = _new_object(cls)
+        self.store = store
+        if path.__class__ is not str:
+            _path_arg(path, "path")  # raises for what is not a str
+        known = _MODES_BY_NAME.get(mode) if mode.__class__ is str else None  # _mode's usual case
+        self.mode = known if known is not None else _mode(mode)
+        self.path = path
+        self._done = _Settled()
+        self._lock = _Lock()
+        key = self._key = next(_ids)
         c_path = path.encode("utf-8") if "\0" not in path else _c(path)  # _c raises
-        c_body = None if body is None else _c(body)
+        c_body = None if body is None else _c(_body_text(store, path, body))
         future = self._future = RequestFuture(self)
         self._started = True
-        key = self._key
         if store._fd is None:
             _live[key] = self
         else:
             _hold(store, key, self, _live, _live_queued)
+        lib = store._lib
         try:
             if store._handle is not None and _get_ident() in store._delivering:
                 # from a callback of the store (the usual chain): what _Use would do (nothing)
@@ -2686,8 +2699,9 @@ class Store:
     def submit(self, mode: ModeLike, path: str, body: Any = None, **options: Any) -> RequestFuture:
         """Starts a request and returns a :class:`concurrent.futures.Future` of its typed
         result (``future.request`` is the :class:`Request`; ``future.cancel()`` cancels it)."""
-        if not options and self._default_delegate is None:  # one C call (ods_request_submit)
-            return Request(self, mode, path, body, _submit=True)._submit_now()
+        if not options and self._default_delegate is None and not (isinstance(body, Entity) and body.etag):
+            return Request._submitted(self, mode, path, body)  # one C call (ods_request_submit)
+        # (an Entity body's ETag goes as If-Match: ods_request_set_etag, the long way)
         req = self.request(mode, path, body, **options)
         fut = req.future
         req.start()
