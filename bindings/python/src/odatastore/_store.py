@@ -906,7 +906,7 @@ def _on_completion_py(req_ptr: Optional[int], resp_ptr: Optional[int], error: Op
     if req is not None:
         if req._handle is None:  # ods_request_submit has not returned yet: the same handle
             req._handle = req_ptr
-        if error:  # BORROWED for this call: read by _cb_completion within it
+        if error:  # BORROWED for this call: read by _complete within it
             error = ctypes.cast(error, _ffi.ErrorPtr)  # type: ignore[assignment]
         req._complete(resp_ptr, error)
 
@@ -1633,29 +1633,65 @@ class Request:
                 del store  # an exception the request keeps keeps this frame: not the store with it
         except BaseException as e:  # an exception of a user callback becomes the outcome
             self._record(e)
-            if fn == self._cb_completion:
-                self._finish()
 
     def _complete(self, resp_ptr: Optional[int], error: Any) -> None:
-        """The last callback: ``_deliver(_cb_completion, resp_ptr, error)`` in one frame
-        (every request ends here)."""
+        """The last callback, in one frame (every request ends here): the delivery marks
+        (_enter_delivery / _leave_delivery), the outcome (the response copied and typed as
+        _copy_response and Store._type_response do, or the error), ``on_complete``, then
+        :meth:`_finish`. An exception of a user callback becomes the outcome."""
         try:
             store = self.store
             ident = _get_ident()
             if store._keeping and store._kept_thread != ident:  # else it would keep nothing
                 _keep_thread_state(store)
-            marks = store._delivering  # _enter_delivery / _leave_delivery
+            marks = store._delivering
             del store  # an exception the request keeps keeps this frame: not the store with it
             marks[ident] = marks.get(ident, 0) + 1
             try:
-                self._cb_completion(resp_ptr, error)
+                try:
+                    err: Optional[Error] = None
+                    resp: Optional[Response] = None
+                    if error:
+                        err = self._failure
+                        if err is None:
+                            resp = self._copy_response(resp_ptr)
+                            err = _errors.from_struct(error, resp)
+                        resp = err.response
+                    else:
+                        resp = self.response
+                        if resp is None and resp_ptr:
+                            resp = Response._copy(self.store._lib, resp_ptr)
+                            self.response = resp
+                            try:
+                                types = self.store._types  # Store._typecache once it has made the cache
+                                if types is None or not self.store.typed:
+                                    types = self.store._typecache()
+                                resp._parse(types, self.path)
+                            except (ClosedError, StateError):
+                                resp._parse(None, None)
+                    with self._lock:
+                        if self._error is None:
+                            if err is not None:
+                                self._error = err
+                            elif resp is not None:
+                                self._result = resp._data if resp._has_data else resp.data
+                            else:
+                                self._result = None
+                    if self.on_complete is not None:
+                        try:
+                            with _Delivering(self.store):
+                                self.on_complete(self, resp, err)
+                        except BaseException as e:
+                            self._record(e)
+                finally:
+                    self._finish()
             finally:
                 depth = marks[ident] - 1
                 if depth:
                     marks[ident] = depth
                 else:
                     del marks[ident]
-        except BaseException as e:  # an exception of a user callback becomes the outcome
+        except BaseException as e:
             self._record(e)
             self._finish()
 
@@ -1701,45 +1737,6 @@ class Request:
         d = self._delegate()
         if d is not None:
             d.finished(self)
-
-    def _cb_completion(self, resp_ptr: Optional[int], error: Any) -> None:
-        try:
-            err: Optional[Error] = None
-            resp: Optional[Response] = None
-            if error:
-                err = self._failure
-                if err is None:
-                    resp = self._copy_response(resp_ptr)
-                    err = _errors.from_struct(error, resp)
-                resp = err.response
-            else:
-                resp = self.response
-                if resp is None and resp_ptr:  # _copy_response and Store._type_response inlined
-                    resp = Response._copy(self.store._lib, resp_ptr)
-                    self.response = resp
-                    try:
-                        types = self.store._types  # Store._typecache once it has made the cache
-                        if types is None or not self.store.typed:
-                            types = self.store._typecache()
-                        resp._parse(types, self.path)
-                    except (ClosedError, StateError):
-                        resp._parse(None, None)
-            with self._lock:
-                if self._error is None:
-                    if err is not None:
-                        self._error = err
-                    elif resp is not None:
-                        self._result = resp._data if resp._has_data else resp.data
-                    else:
-                        self._result = None
-            if self.on_complete is not None:
-                try:
-                    with _Delivering(self.store):
-                        self.on_complete(self, resp, err)
-                except BaseException as e:
-                    self._record(e)
-        finally:
-            self._finish()
 
     def _finish(self) -> None:
         done = self._done
