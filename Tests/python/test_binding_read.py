@@ -1,7 +1,9 @@
 """odatastore binding: reads against the real V4 (odatapy) and V2 (pyslet) servers, values
-typed from the service's model and compared with the seed formulas (Tests/servers/seed.py)."""
+typed from the service's model and compared with the seed formulas (Tests/servers/seed.py);
+and the shapes of canonical payloads (an entity, a collection, a property's value) told apart."""
 import datetime
 import decimal
+import json
 import uuid
 
 import pytest
@@ -185,3 +187,34 @@ def test_version_and_library():
     assert odatastore.version() == "0.2.0" and odatastore.version_number() == 2000
     assert odatastore.library_path()
     assert odatastore.strerror(odatastore.ENOTFOUND)
+
+
+@pytest.mark.parametrize("text,entity_count,want", [
+    # an entity with a collection property named "value" (with and without an ETag, one item or
+    # more): an Entity, never a collection of its property's items
+    ('{"@odata.etag":"W/\\"1\\"","ID":1,"value":[{"a":1},{"a":2}]}', 1, "entity"),
+    ('{"@odata.etag":"W/\\"1\\"","ID":1,"value":[{"a":1}]}', 1, "entity"),
+    ('{"ID":1,"value":[{"a":1}]}', 1, "entity"),
+    ('{"ID":1,"value":[{"a":1},{"a":2}]}', 1, "entity"),
+    ('{"ID":1,"value":[1,2]}', 1, "entity"),
+    ('{"ID":1,"value":"text"}', 1, "entity"),
+    # collections: "value" and annotations only
+    ('{"value":[{"ID":1}]}', 1, "list"),
+    ('{"value":[{"ID":1},{"ID":2}],"@odata.nextLink":"Products?$skiptoken=2"}', 2, "list"),
+    ('{"@odata.count":5,"value":[{"ID":1}]}', 1, "list"),
+    ('{"value":[]}', 0, "list"),
+    # one entity whose only property is a "value" list ($select=value): entity_count says so
+    ('{"value":[{"a":1},{"a":2}]}', 1, "entity"),
+    # a property's value
+    ('{"value":"text"}', 0, "value"),
+])
+def test_payload_shapes(text, entity_count, want):
+    resp = odatastore.Response(200, [], text, text.encode(), None, None, None, entity_count)
+    data = resp.data
+    if want == "entity":
+        assert type(data) is odatastore.Entity and "value" in data
+    elif want == "list":
+        assert type(data) is odatastore.EntityList and all(type(e) is odatastore.Entity for e in data)
+        assert [dict(e) for e in data] == json.loads(text)["value"]
+    else:
+        assert data == "text"

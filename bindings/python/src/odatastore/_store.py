@@ -496,9 +496,12 @@ class Response:
                 if types is not None and path is not None:
                     types.type_entities(path, (obj,))
                 data = obj
-            elif isinstance(obj, dict) and isinstance(obj.get("value"), list) and not (
-                    self.entity_count == 1 and not isinstance(obj, Entity) and "@odata.count" not in obj
-                    and len(obj["value"]) != 1):
+            elif (isinstance(obj, dict) and not isinstance(obj, Entity) and isinstance(obj.get("value"), list)
+                  and all(k == "value" or k[:1] == "@" for k in obj) and not (
+                    self.entity_count == 1 and "@odata.count" not in obj and len(obj["value"]) != 1)):
+                # a collection: "value" and annotations only (an entity may have a property
+                # named "value", and has its key besides; one with an ETag is an Entity);
+                # one entity whose only property is a "value" list says so by entity_count
                 items = obj["value"]
                 if all(isinstance(x, dict) for x in items):
                     entities = [x if isinstance(x, Entity) else _as_entity(x) for x in items]
