@@ -194,26 +194,8 @@ def test_plan_conversions_equal_the_converters(conv, values):
 
 
 def _shape_by_walk(head):
-    # the character walk of _values.shape_of, on its own: the reference for its shortcut
-    if "(" not in head:
-        return head
-    out, depth, quoted = [], 0, False
-    for ch in head:
-        if quoted:
-            if ch == "'":
-                quoted = False
-            continue
-        if depth and ch == "'":
-            quoted = True
-        elif ch == "(":
-            depth += 1
-            if depth == 1:
-                out.append("()")
-        elif ch == ")":
-            depth = max(0, depth - 1)
-        elif not depth:
-            out.append(ch)
-    return "".join(out)
+    # the reference: shape_of without its shortcut (a path without "(" is its own shape)
+    return head if "(" not in head else _values._shape_by_walk(head)
 
 
 def test_shape_shortcut_equals_the_walk():

@@ -1366,7 +1366,6 @@ def _body_text(store: "Store", path: str, body: Any) -> str:
 
 
 _new_object = object.__new__
-_Lock = threading.Lock
 
 
 class Request:
@@ -1403,24 +1402,13 @@ class Request:
                  delegate: Optional[RequestDelegate] = None,
                  on_complete: Optional[CompletionCallback] = None, route: Optional[str] = None) -> None:
         lib = store._lib
-        self.store = store
-        if path.__class__ is not str:
-            _path_arg(path, "path")  # raises for what is not a str
-        known = _MODES_BY_NAME.get(mode) if mode.__class__ is str else None  # _mode's usual case
-        self.mode = known if known is not None else _mode(mode)
-        self.path = path
+        self._begin(store, mode, path)
         if context is not None:
             self.context = context
         if delegate is not None:
             self.delegate = delegate
         if on_complete is not None:
             self.on_complete = on_complete
-        # After the last callback the request keeps its future weakly (_finish): the future
-        # keeps its request (future.request), so a strong link both ways would be a cycle,
-        # left with its responses and C handles to the cyclic GC instead of freed at once.
-        self._done = _Settled()
-        self._lock = threading.Lock()
-        self._key = next(_ids)
         if etag is None and isinstance(body, Entity):
             etag = body.etag
         body_text = None if body is None else _body_text(store, path, body)
@@ -1446,12 +1434,13 @@ class Request:
         if route is not None:
             self.set_route(route)
 
-    @classmethod
-    def _submitted(cls, store: "Store", mode: ModeLike, path: str, body: Any) -> RequestFuture:
-        """Store.submit without options (and without an ETag to send): what ``__init__``,
-        ``future`` and ``start`` do, in one frame, the request made, completed and started in
-        one C call (ods_request_submit); returns its future."""
-        self = _new_object(cls)
+    def _begin(self, store: "Store", mode: ModeLike, path: str) -> int:
+        """What every request sets first (``__init__``, ``_submitted``): its store, mode and
+        path (checked: InvalidArgumentError), its settled flag, lock and key; returns the key.
+
+        After the last callback the request keeps its future weakly (_finish): the future
+        keeps its request (future.request), so a strong link both ways would be a cycle, left
+        with its responses and C handles to the cyclic GC instead of freed at once."""
         self.store = store
         if path.__class__ is not str:
             _path_arg(path, "path")  # raises for what is not a str
@@ -1459,8 +1448,17 @@ class Request:
         self.mode = known if known is not None else _mode(mode)
         self.path = path
         self._done = _Settled()
-        self._lock = _Lock()
+        self._lock = threading.Lock()
         key = self._key = next(_ids)
+        return key
+
+    @classmethod
+    def _submitted(cls, store: "Store", mode: ModeLike, path: str, body: Any) -> RequestFuture:
+        """Store.submit without options (and without an ETag to send): what ``__init__``,
+        ``future`` and ``start`` do, in one frame, the request made, completed and started in
+        one C call (ods_request_submit); returns its future."""
+        self = _new_object(cls)
+        key = self._begin(store, mode, path)
         c_path = path.encode("utf-8") if "\0" not in path else _c(path)  # _c raises
         c_body = None if body is None else _c(_body_text(store, path, body))
         future = self._future = RequestFuture(self)

@@ -255,11 +255,16 @@ def shape_of(head: str) -> str:
     ``Customers('O''NEIL')/Orders(3)`` -> ``Customers()/Orders()``."""
     if "(" not in head:
         return head
-    if "'" not in head:  # the usual key predicates: one substitution, the loop below for the rest
+    if "'" not in head:  # the usual key predicates: one substitution, the walk for the rest
         shape = _KEY_PREDICATE.sub("()", head)
         rest = shape.replace("()", "")
         if "(" not in rest and ")" not in rest:  # nothing nested or unbalanced
             return shape
+    return _shape_by_walk(head)
+
+
+def _shape_by_walk(head: str) -> str:
+    """shape_of for any path: a walk over its characters (quoted parts, nesting)."""
     out: list[str] = []
     depth = 0
     quoted = False
