@@ -152,7 +152,7 @@ struct MetadataFuzzTests {
 
     /// A few thousand seeded mutations of the real documents: the parser must return a model
     /// or throw `MetadataError`, never trap or hang (the time limit catches a hang).
-    @Test(.timeLimit(.minutes(2)), arguments: MetadataFixture.allCases)
+    @Test(.timeLimit(.minutes(5)), arguments: MetadataFixture.allCases)
     func mutatedDocumentsNeverCrash(_ fixture: MetadataFixture) throws {
         let original = try fixture.bytes()
         let tree = try XMLDocument.parse(original).root
@@ -199,7 +199,7 @@ struct MetadataFuzzTests {
 
     /// CSDL JSON: TripPin and Northwind written as JSON, then mutated as bytes (JSON syntax)
     /// or as values (a member's value replaced by one of another JSON type or removed).
-    @Test(.timeLimit(.minutes(2)), arguments: [MetadataFixture.tripPinOASIS, .northwindV4OASIS])
+    @Test(.timeLimit(.minutes(5)), arguments: [MetadataFixture.tripPinOASIS, .northwindV4OASIS])
     func mutatedJSONNeverCrashes(_ fixture: MetadataFixture) throws {
         let json = CSDLXMLToJSON.convert(try XMLDocument.parse(fixture.bytes()).root)
         let original = Array(json.text.utf8)
