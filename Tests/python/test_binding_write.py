@@ -97,6 +97,16 @@ def test_action_and_bad_bodies(store):
     assert isinstance(e.value, ValueError) and e.value.code_name == "ODS_EINVAL"
     with pytest.raises(TypeError):
         store.create("Customers", {"CustomerID": object()})
+    circular: dict = {"CustomerID": 9100}
+    circular["Self"] = circular
+    deep: dict = {"CustomerID": 9101}
+    inner = deep
+    for _ in range(5000):
+        inner["Next"] = inner = {}
+    for bad in (circular, deep, [circular]):  # a clear ValueError, not RecursionError
+        with pytest.raises(ValueError, match="contains itself or nests too deeply") as e4:
+            store.submit("CREATE", "Customers", bad)
+        assert not isinstance(e4.value, RecursionError)
     # odatapy answers 400; pyslet 403 (its insert fails on a NOT NULL constraint): both 4xx errors
     with pytest.raises((odatastore.HTTPError, odatastore.ForbiddenError)) as e3:
         store.create("Customers", {"NoSuchProperty": 1})

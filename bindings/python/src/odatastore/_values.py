@@ -19,6 +19,7 @@ import decimal
 import json
 import math
 import re
+import sys
 import uuid
 from typing import Any, Callable, Optional, Sequence
 
@@ -231,9 +232,15 @@ def _prepare(o: Any, types: Optional[dict[str, Optional[str]]]) -> Any:
 
 
 def dumps(body: Any, types: Optional[dict[str, Optional[str]]] = None) -> str:
-    """A request body (entity, action parameters) as canonical JSON text."""
-    return json.dumps(_prepare(body, types), default=to_json_value, ensure_ascii=False,
-                      separators=(",", ":"), allow_nan=False)
+    """A request body (entity, action parameters) as canonical JSON text. ValueError for a
+    body that contains itself or nests deeper than Python's recursion limit (about 1,000
+    levels), TypeError for a value that has no JSON form."""
+    try:
+        return json.dumps(_prepare(body, types), default=to_json_value, ensure_ascii=False,
+                          separators=(",", ":"), allow_nan=False)
+    except RecursionError:
+        raise ValueError("the request body contains itself or nests too deeply "
+                         f"(more than about {sys.getrecursionlimit()} levels)") from None
 
 
 # ---------------------------------------------------------------------------------------
