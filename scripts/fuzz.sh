@@ -13,6 +13,8 @@
 # on a starved process) or an input that needs more than 2 GB fails
 # the run; libFuzzer writes the input to .build-fuzz/artifacts/<target>/, and it belongs in
 # Tests/fuzz/regressions/<target>/ once fixed (the Swift tests replay that directory).
+# ODS_FUZZ_JOBS (default: the number of CPUs) targets run at a time. The debug build shares
+# .build-fuzz with scripts/sanitize.sh address (same flags, so the modules compile once).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -60,13 +62,37 @@ done
 printf 'HTTP/1.1 404 Not Found\r\nContent-Type: application/json\r\n\r\n{"error":{"code":"E","message":"no"}}' > "$out/corpus/http/seed-404"
 printf 'HTTP/1.1 302 Found\r\nLocation: http://h/login\r\n\r\n' > "$out/corpus/http/seed-302"
 
-status=0
-for t in "${targets[@]}"; do
+# One target: libFuzzer for $seconds on its corpus; "clean" or "FAILED" goes to
+# $out/<target>.result, its output to $out/<target>.log.
+fuzz_one() {
+    local t=$1
     mkdir -p "$out/artifacts/$t"
-    echo "fuzz: $t for ${seconds}s"
     if ODS_FUZZ_TARGET=$t ASAN_OPTIONS=detect_leaks=1 "$bin" "$out/corpus/$t" \
         -max_total_time="$seconds" -rss_limit_mb=2048 -timeout="${ODS_FUZZ_TIMEOUT:-10}" -max_len=262144 \
         -artifact_prefix="$out/artifacts/$t/" -print_final_stats=1 > "$out/$t.log" 2>&1; then
+        echo clean > "$out/$t.result"
+    else
+        echo FAILED > "$out/$t.result"
+    fi
+}
+
+# ODS_FUZZ_JOBS targets at a time (default: one per CPU; libFuzzer runs on one thread).
+jobs_max=${ODS_FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
+running=0
+for t in "${targets[@]}"; do
+    rm -f "$out/$t.result"
+    echo "fuzz: $t for ${seconds}s"
+    if [ "$running" -ge "$jobs_max" ]; then
+        wait -n || true
+        running=$((running - 1))
+    fi
+    fuzz_one "$t" &
+    running=$((running + 1))
+done
+wait || true
+status=0
+for t in "${targets[@]}"; do
+    if [ "$(cat "$out/$t.result" 2>/dev/null)" = clean ]; then
         echo "fuzz: $t clean ($(grep -o 'stat::number_of_executed_units: *[0-9]*' "$out/$t.log" | grep -o '[0-9]*$') runs)"
     else
         echo "fuzz: $t FAILED (see $out/$t.log and $out/artifacts/$t/)"

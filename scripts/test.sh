@@ -9,7 +9,9 @@
 #   4. cmake configure + build (release .so, static Swift stdlib) in build/,
 #      then ctest: C tests, header compile tests, export check, consumer (install) test,
 #      then the C tests under TSan, ASan (with pytest) and UBSan, and 10 s of fuzzing per target
-#   5. pytest Tests/python with ODATASTORE_LIBRARY=<the built .so>   (when Tests/python exists)
+#   5. pytest Tests/python -n 2 with ODATASTORE_LIBRARY=<the built .so>   (when Tests/python exists)
+# The summary gives each step's wall time and the CPU time of its processes (two cores busy
+# all along is twice the wall time).
 # Every step runs even when an earlier one failed (a step whose input failed is skipped); a
 # summary closes the output and the exit status is non-zero when any step failed. A ctest test
 # that fails is run once more alone: the summary names it either way ("FLAKY, failed once and
@@ -18,6 +20,9 @@
 # Environment knobs:
 #   ODS_BUILD_DIR            CMake build directory (default: build)
 #   ODS_CTEST_JOBS           parallel ctest jobs (default: 2)
+#   ODS_PYTEST_JOBS          pytest worker processes (pytest-xdist -n; default: 2)
+#   ODS_SANITIZE_JOBS        sanitizer C tests run at a time (default: 2; scripts/sanitize.sh)
+#   ODS_FUZZ_JOBS            fuzz targets run at a time (default: the CPUs; scripts/fuzz.sh)
 #   ODS_STRICT_EXPORT_CHECK  ON/OFF: passed to CMake when set (see README.md)
 #   ODS_SKIP_SETUP=1         do not touch system packages or .venv
 set -uo pipefail
@@ -28,32 +33,45 @@ source scripts/lib/setup.sh
 
 build_dir=${ODS_BUILD_DIR:-build}
 ctest_jobs=${ODS_CTEST_JOBS:-2}
+pytest_jobs=${ODS_PYTEST_JOBS:-2}
 started=$(date +%s)
 
 names=()
 results=()
 times=()
+cpus=()
 notes=()
 
-record() { # name result seconds note
+# CPU seconds (user + system) of this shell's finished children so far, from /proc: with the
+# wall time it tells a step that keeps both cores busy (a build) from one that mostly waits.
+clock_ticks=$(getconf CLK_TCK 2>/dev/null || echo 100)
+children_cpu() {
+    local stat
+    read -r -a stat < /proc/$$/stat 2>/dev/null || { echo 0; return; }
+    echo $(((stat[15] + stat[16]) / clock_ticks))
+}
+
+record() { # name result seconds note [cpu seconds]
     names+=("$1")
     results+=("$2")
     times+=("$3")
     notes+=("${4:-}")
+    cpus+=("${5:-0}")
 }
 
 # run_step <name> <command...>: runs the command, records PASS/FAIL; returns its status.
 run_step() {
-    local name=$1 t0 rc
+    local name=$1 t0 c0 rc
     shift
     ods_say "$name"
     t0=$(date +%s)
+    c0=$(children_cpu)
     "$@"
     rc=$?
     if [ $rc -eq 0 ]; then
-        record "$name" PASS $(($(date +%s) - t0))
+        record "$name" PASS $(($(date +%s) - t0)) "" $(($(children_cpu) - c0))
     else
-        record "$name" FAIL $(($(date +%s) - t0)) "exit status $rc"
+        record "$name" FAIL $(($(date +%s) - t0)) "exit status $rc" $(($(children_cpu) - c0))
     fi
     return $rc
 }
@@ -66,8 +84,9 @@ skip_step() { # name reason
 summary() {
     local i failed=() total=$(($(date +%s) - started))
     printf '\n==================== test.sh summary ====================\n'
+    printf '  %-5s %-28s %6s %8s\n' "" "step" "wall" "cpu"
     for i in "${!names[@]}"; do
-        printf '  %-5s %-28s %5ss  %s\n' "${results[$i]}" "${names[$i]}" "${times[$i]}" "${notes[$i]}"
+        printf '  %-5s %-28s %5ss %7ss  %s\n' "${results[$i]}" "${names[$i]}" "${times[$i]}" "${cpus[$i]}" "${notes[$i]}"
         [ "${results[$i]}" = FAIL ] && failed+=("${names[$i]}")
     done
     if [ ${#failed[@]} -eq 0 ]; then
@@ -103,7 +122,40 @@ fi
 # --- 4: CMake build + ctest ----------------------------------------------------------------
 cmake_args=()
 [ -n "${ODS_STRICT_EXPORT_CHECK:-}" ] && cmake_args+=("-DODS_STRICT_EXPORT_CHECK=$ODS_STRICT_EXPORT_CHECK")
-if run_step "cmake build (release)" ods_cmake_build "$build_dir" "${cmake_args[@]}"; then
+# The release build compiles one module at a time (whole-module optimization: one compiler
+# process, one core, for most of its four minutes): the TSan and ASan libraries of step 4b are
+# built meanwhile on the other core, into their own scratch paths (.build-tsan, .build-fuzz).
+sanitizer_log=$(mktemp)
+sanitizer_cpu=$(mktemp)
+sanitizer_t0=$(date +%s)
+pair_c0=$(children_cpu)
+(
+    bash scripts/sanitize.sh --build-only thread && bash scripts/sanitize.sh --build-only address
+    rc=$?
+    times > "$sanitizer_cpu"  # this subshell's children: user and system time
+    exit $rc
+) > "$sanitizer_log" 2>&1 &
+sanitizer_pid=$!
+release_ok=0
+run_step "cmake build (release)" ods_cmake_build "$build_dir" "${cmake_args[@]}" && release_ok=1
+release_index=$((${#names[@]} - 1))
+ods_say "sanitizer builds (TSan, ASan: beside the release build)"
+wait "$sanitizer_pid"
+sanitizer_rc=$?
+# CPU of the two: the subshell's own count; the release build gets the rest of the pair's.
+sanitizer_s=$(tail -n 1 "$sanitizer_cpu" 2>/dev/null | awk '{
+    n = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); n += a[1] * 60 + a[2] } printf "%d", n }')
+sanitizer_s=${sanitizer_s:-0}
+cpus[release_index]=$(($(children_cpu) - pair_c0 - sanitizer_s))
+if [ "$sanitizer_rc" = 0 ]; then
+    tail -n 3 "$sanitizer_log"
+    record "sanitizer builds" PASS $(($(date +%s) - sanitizer_t0)) "beside the release build" "$sanitizer_s"
+else
+    cat "$sanitizer_log"
+    record "sanitizer builds" FAIL $(($(date +%s) - sanitizer_t0)) "beside the release build; exit status $sanitizer_rc" "$sanitizer_s"
+fi
+rm -f "$sanitizer_log" "$sanitizer_cpu"
+if [ "$release_ok" = 1 ]; then
     run_ctest() {
         ctest --test-dir "$build_dir" --output-on-failure --parallel "$ctest_jobs" && return 0
         # A test that failed is run once more, alone, so one failure on a loaded machine is told
@@ -148,7 +200,7 @@ run_pytest() {
     ODATASTORE_LIBRARY="$PWD/$build_dir/lib/libodatastore.so" \
     ODS_TEST_ROOT="$PWD" ODS_TEST_PYTHON="$PWD/.venv/bin/python" \
     PYTHONPATH="${pythonpath}${PYTHONPATH:+:$PYTHONPATH}" \
-        .venv/bin/python -m pytest Tests/python -q
+        .venv/bin/python -m pytest Tests/python -q -n "$pytest_jobs"
     rc=$?
     if [ $rc -eq 5 ]; then
         echo "pytest: no tests collected in Tests/python"
