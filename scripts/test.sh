@@ -110,8 +110,77 @@ else
     run_step "python venv" ods_ensure_venv
 fi
 
-# --- 3: Swift unit tests (debug) ---------------------------------------------------------
-if run_step "swift build (debug)" swift build --build-tests; then
+# --- 3: the builds ---------------------------------------------------------------------------
+# Four compilations, at once: the debug build with the tests (this step's output), the release
+# library, CLI and C tests (CMake, in build/), and the ThreadSanitizer and AddressSanitizer
+# libraries of step 4b (.build-tsan, .build-fuzz). The release build is whole-module optimized,
+# one compiler process at a time for most of its four minutes: alone, it leaves a core idle.
+# No test starts before all of them have finished (a test must not share the CPUs with a
+# compiler: its time limits count the wait). The background builds' output follows this step's.
+cmake_args=()
+[ -n "${ODS_STRICT_EXPORT_CHECK:-}" ] && cmake_args+=("-DODS_STRICT_EXPORT_CHECK=$ODS_STRICT_EXPORT_CHECK")
+bg_names=()
+bg_pids=()
+bg_dirs=()
+bg_start() { # name command...: runs it in the background, its output, times and status kept
+    local name=$1 dir
+    shift
+    dir=$(mktemp -d)
+    date +%s > "$dir/start"
+    (
+        "$@"
+        rc=$?
+        date +%s > "$dir/end"
+        times > "$dir/times"  # this subshell's children: user and system time
+        exit $rc
+    ) > "$dir/log" 2>&1 &
+    bg_names+=("$name")
+    bg_pids+=($!)
+    bg_dirs+=("$dir")
+}
+# bg_finish <index>: waits for it, shows its output (the end of it when it passed) and records
+# it; prints its CPU seconds for the caller's accounting.
+bg_finish() {
+    local i=$1 rc dir=${bg_dirs[$1]} cpu
+    wait "${bg_pids[$i]}"
+    rc=$?
+    ods_say "${bg_names[$i]} (beside swift build)" >&2
+    cpu=$(tail -n 1 "$dir/times" 2>/dev/null | awk '{
+        n = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); n += a[1] * 60 + a[2] } printf "%d", n }')
+    cpu=${cpu:-0}
+    local wall=$(($(cat "$dir/end" 2>/dev/null || date +%s) - $(cat "$dir/start")))
+    if [ "$rc" = 0 ]; then
+        tail -n 3 "$dir/log" >&2
+        record "${bg_names[$i]}" PASS "$wall" "beside swift build" "$cpu"
+    else
+        cat "$dir/log" >&2
+        record "${bg_names[$i]}" FAIL "$wall" "beside swift build; exit status $rc" "$cpu"
+    fi
+    rm -rf "$dir"
+    echo "$cpu"
+    return $rc
+}
+builds_c0=$(children_cpu)
+bg_start "cmake build (release)" ods_cmake_build "$build_dir" "${cmake_args[@]}"
+bg_start "sanitizer builds" bash -c 'bash scripts/sanitize.sh --build-only thread && bash scripts/sanitize.sh --build-only address'
+debug_ok=0
+run_step "swift build (debug)" swift build --build-tests && debug_ok=1
+debug_index=$((${#names[@]} - 1))
+release_ok=0
+bg_cpu=0
+# (bg_finish in the current shell, not $(...): its record must reach this shell's arrays)
+cpu_file=$(mktemp)
+bg_finish 0 > "$cpu_file" && release_ok=1
+bg_cpu=$((bg_cpu + $(cat "$cpu_file")))
+bg_finish 1 > "$cpu_file"
+bg_cpu=$((bg_cpu + $(cat "$cpu_file")))
+rm -f "$cpu_file"
+# The background subshells' CPU reaches this shell's count when they end, in whichever step
+# ran then: the debug build's figure is the whole of the builds' less theirs.
+cpus[debug_index]=$(($(children_cpu) - builds_c0 - bg_cpu))
+
+# --- 3b: Swift unit tests (debug) ------------------------------------------------------------
+if [ "$debug_ok" = 1 ]; then
     run_step "swift test" swift test --skip-build
     run_step "swift examples" .venv/bin/python Tests/examples/test_swift_examples.py "$(swift build --show-bin-path)"
 else
@@ -119,42 +188,7 @@ else
     skip_step "swift examples" "swift build failed"
 fi
 
-# --- 4: CMake build + ctest ----------------------------------------------------------------
-cmake_args=()
-[ -n "${ODS_STRICT_EXPORT_CHECK:-}" ] && cmake_args+=("-DODS_STRICT_EXPORT_CHECK=$ODS_STRICT_EXPORT_CHECK")
-# The release build compiles one module at a time (whole-module optimization: one compiler
-# process, one core, for most of its four minutes): the TSan and ASan libraries of step 4b are
-# built meanwhile on the other core, into their own scratch paths (.build-tsan, .build-fuzz).
-sanitizer_log=$(mktemp)
-sanitizer_cpu=$(mktemp)
-sanitizer_t0=$(date +%s)
-pair_c0=$(children_cpu)
-(
-    bash scripts/sanitize.sh --build-only thread && bash scripts/sanitize.sh --build-only address
-    rc=$?
-    times > "$sanitizer_cpu"  # this subshell's children: user and system time
-    exit $rc
-) > "$sanitizer_log" 2>&1 &
-sanitizer_pid=$!
-release_ok=0
-run_step "cmake build (release)" ods_cmake_build "$build_dir" "${cmake_args[@]}" && release_ok=1
-release_index=$((${#names[@]} - 1))
-ods_say "sanitizer builds (TSan, ASan: beside the release build)"
-wait "$sanitizer_pid"
-sanitizer_rc=$?
-# CPU of the two: the subshell's own count; the release build gets the rest of the pair's.
-sanitizer_s=$(tail -n 1 "$sanitizer_cpu" 2>/dev/null | awk '{
-    n = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); n += a[1] * 60 + a[2] } printf "%d", n }')
-sanitizer_s=${sanitizer_s:-0}
-cpus[release_index]=$(($(children_cpu) - pair_c0 - sanitizer_s))
-if [ "$sanitizer_rc" = 0 ]; then
-    tail -n 3 "$sanitizer_log"
-    record "sanitizer builds" PASS $(($(date +%s) - sanitizer_t0)) "beside the release build" "$sanitizer_s"
-else
-    cat "$sanitizer_log"
-    record "sanitizer builds" FAIL $(($(date +%s) - sanitizer_t0)) "beside the release build; exit status $sanitizer_rc" "$sanitizer_s"
-fi
-rm -f "$sanitizer_log" "$sanitizer_cpu"
+# --- 4: ctest ----------------------------------------------------------------------------------
 if [ "$release_ok" = 1 ]; then
     run_ctest() {
         ctest --test-dir "$build_dir" --output-on-failure --parallel "$ctest_jobs" && return 0
