@@ -138,7 +138,7 @@ if [ "$kind" = address ] && [ -d Tests/python ]; then
     asan_rt=$("$clang" -print-file-name=libclang_rt.asan-x86_64.so)
     if LD_PRELOAD="$asan_rt" ASAN_OPTIONS="halt_on_error=1 detect_leaks=0" \
         ODATASTORE_LIBRARY="$PWD/$scratch/debug/libodatastore.so" \
-        .venv/bin/python -m pytest Tests/python -q -n "${ODS_PYTEST_JOBS:-2}" -p no:cacheprovider > "$out/pytest.log" 2>&1 &&
+        .venv/bin/python -m pytest Tests/python -q -n "${ODS_PYTEST_JOBS:-2}" --dist loadscope -p no:cacheprovider > "$out/pytest.log" 2>&1 &&
         ! grep -q "ERROR: AddressSanitizer" "$out/pytest.log"; then
         echo "address: pytest clean"
     else

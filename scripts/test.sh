@@ -9,7 +9,7 @@
 #   4. cmake configure + build (release .so, static Swift stdlib) in build/,
 #      then ctest: C tests, header compile tests, export check, consumer (install) test,
 #      then the C tests under TSan, ASan (with pytest) and UBSan, and 10 s of fuzzing per target
-#   5. pytest Tests/python -n 2 with ODATASTORE_LIBRARY=<the built .so>   (when Tests/python exists)
+#   5. pytest Tests/python -n 2 --dist loadscope with ODATASTORE_LIBRARY=<the built .so>   (when Tests/python exists)
 # The summary gives each step's wall time and the CPU time of its processes (two cores busy
 # all along is twice the wall time).
 # Every step runs even when an earlier one failed (a step whose input failed is skipped); a
@@ -234,7 +234,7 @@ run_pytest() {
     ODATASTORE_LIBRARY="$PWD/$build_dir/lib/libodatastore.so" \
     ODS_TEST_ROOT="$PWD" ODS_TEST_PYTHON="$PWD/.venv/bin/python" \
     PYTHONPATH="${pythonpath}${PYTHONPATH:+:$PYTHONPATH}" \
-        .venv/bin/python -m pytest Tests/python -q -n "$pytest_jobs"
+        .venv/bin/python -m pytest Tests/python -q -n "$pytest_jobs" --dist loadscope
     rc=$?
     if [ $rc -eq 5 ]; then
         echo "pytest: no tests collected in Tests/python"
