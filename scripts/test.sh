@@ -4,12 +4,14 @@
 # On Debian 12 with the Swift toolchain and nothing else installed, it
 #   1. installs the missing C libraries and tools with apt-get (sudo when not root),
 #   2. creates or refreshes .venv (test servers' requirements + pytest),
-#   3. swift build --build-tests && swift test             (debug, the Swift unit tests),
-#      then the Swift examples (examples/swift) run against the V4 test service
-#   4. cmake configure + build (release .so, static Swift stdlib) in build/,
-#      then ctest: C tests, header compile tests, export check, consumer (install) test,
+#   3. builds, all at once: swift build --build-tests (debug), cmake configure + build in build/
+#      (release .so with the static Swift stdlib, the CLI, the C tests) and the TSan and ASan
+#      libraries (scripts/sanitize.sh --build-only); then swift test and the Swift examples
+#      (examples/swift) against the V4 test service
+#   4. ctest: C tests, header compile tests, export check, memcheck, consumer (install) test,
 #      then the C tests under TSan, ASan (with pytest) and UBSan, and 10 s of fuzzing per target
-#   5. pytest Tests/python -n 2 --dist loadscope with ODATASTORE_LIBRARY=<the built .so>   (when Tests/python exists)
+#   5. pytest Tests/python -n 2 --dist loadscope with ODATASTORE_LIBRARY=<the built .so>
+#      (when Tests/python exists)
 # The summary gives each step's wall time and the CPU time of its processes (two cores busy
 # all along is twice the wall time).
 # Every step runs even when an earlier one failed (a step whose input failed is skipped); a
