@@ -17,6 +17,8 @@
 # .build-fuzz with scripts/sanitize.sh address (same flags, so the modules compile once).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# shellcheck source=scripts/lib/jobs.sh
+source scripts/lib/jobs.sh
 
 seconds=${1:-10}
 shift || true
@@ -66,6 +68,8 @@ printf 'HTTP/1.1 302 Found\r\nLocation: http://h/login\r\n\r\n' > "$out/corpus/h
 # $out/<target>.result, its output to $out/<target>.log.
 fuzz_one() {
     local t=$1
+    rm -f "$out/$t.result"
+    echo "fuzz: $t for ${seconds}s"
     mkdir -p "$out/artifacts/$t"
     if ODS_FUZZ_TARGET=$t ASAN_OPTIONS=detect_leaks=1 "$bin" "$out/corpus/$t" \
         -max_total_time="$seconds" -rss_limit_mb=2048 -timeout="${ODS_FUZZ_TIMEOUT:-10}" -max_len=262144 \
@@ -77,19 +81,7 @@ fuzz_one() {
 }
 
 # ODS_FUZZ_JOBS targets at a time (default: one per CPU; libFuzzer runs on one thread).
-jobs_max=${ODS_FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}
-running=0
-for t in "${targets[@]}"; do
-    rm -f "$out/$t.result"
-    echo "fuzz: $t for ${seconds}s"
-    if [ "$running" -ge "$jobs_max" ]; then
-        wait -n || true
-        running=$((running - 1))
-    fi
-    fuzz_one "$t" &
-    running=$((running + 1))
-done
-wait || true
+ods_parallel "${ODS_FUZZ_JOBS:-$(nproc 2>/dev/null || echo 1)}" fuzz_one "${targets[@]}"
 status=0
 for t in "${targets[@]}"; do
     if [ "$(cat "$out/$t.result" 2>/dev/null)" = clean ]; then

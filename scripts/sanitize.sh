@@ -21,6 +21,8 @@
 # Needs what scripts/test.sh sets up (.venv with the test servers' requirements).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
+# shellcheck source=scripts/lib/jobs.sh
+source scripts/lib/jobs.sh
 
 build_only=0
 if [ "${1:-}" = --build-only ]; then
@@ -89,6 +91,7 @@ esac
 # sanitizer's marker; "clean" or "FAILED" goes to $out/test_<name>.result.
 one_test() {
     local t=$1
+    rm -f "$out/test_$t.result"
     if ! "$clang" -fsanitize="$kind" -g -std=c99 -D_POSIX_C_SOURCE=200809L -Iinclude -ITests/c \
         "-DODS_TEST_ROOT_DEFAULT=\"$PWD\"" "-DODS_TEST_PYTHON_DEFAULT=\"$PWD/.venv/bin/python\"" \
         "Tests/c/test_$t.c" Tests/c/support/*.c \
@@ -108,18 +111,7 @@ one_test() {
 
 # ODS_SANITIZE_JOBS tests at a time (default 2, as ctest in scripts/test.sh): the tests spend
 # much of their time waiting for their servers, and each starts its own on free ports.
-jobs_max=${ODS_SANITIZE_JOBS:-2}
-running=0
-for t in "${tests[@]}"; do
-    rm -f "$out/test_$t.result"
-    if [ "$running" -ge "$jobs_max" ]; then
-        wait -n || true
-        running=$((running - 1))
-    fi
-    one_test "$t" &
-    running=$((running + 1))
-done
-wait || true
+ods_parallel "${ODS_SANITIZE_JOBS:-2}" one_test "${tests[@]}"
 status=0
 for t in "${tests[@]}"; do
     result=$(cat "$out/test_$t.result" 2>/dev/null || echo FAILED)

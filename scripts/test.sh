@@ -141,25 +141,24 @@ bg_start() { # name command...: runs it in the background, its output, times and
     bg_dirs+=("$dir")
 }
 # bg_finish <index>: waits for it, shows its output (the end of it when it passed) and records
-# it; prints its CPU seconds for the caller's accounting.
+# it (its CPU seconds the last of cpus).
 bg_finish() {
     local i=$1 rc dir=${bg_dirs[$1]} cpu
     wait "${bg_pids[$i]}"
     rc=$?
-    ods_say "${bg_names[$i]} (beside swift build)" >&2
+    ods_say "${bg_names[$i]} (beside swift build)"
     cpu=$(tail -n 1 "$dir/times" 2>/dev/null | awk '{
         n = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); n += a[1] * 60 + a[2] } printf "%d", n }')
     cpu=${cpu:-0}
     local wall=$(($(cat "$dir/end" 2>/dev/null || date +%s) - $(cat "$dir/start")))
     if [ "$rc" = 0 ]; then
-        tail -n 3 "$dir/log" >&2
+        tail -n 3 "$dir/log"
         record "${bg_names[$i]}" PASS "$wall" "beside swift build" "$cpu"
     else
-        cat "$dir/log" >&2
+        cat "$dir/log"
         record "${bg_names[$i]}" FAIL "$wall" "beside swift build; exit status $rc" "$cpu"
     fi
     rm -rf "$dir"
-    echo "$cpu"
     return $rc
 }
 builds_c0=$(children_cpu)
@@ -169,14 +168,10 @@ debug_ok=0
 run_step "swift build (debug)" swift build --build-tests && debug_ok=1
 debug_index=$((${#names[@]} - 1))
 release_ok=0
-bg_cpu=0
-# (bg_finish in the current shell, not $(...): its record must reach this shell's arrays)
-cpu_file=$(mktemp)
-bg_finish 0 > "$cpu_file" && release_ok=1
-bg_cpu=$((bg_cpu + $(cat "$cpu_file")))
-bg_finish 1 > "$cpu_file"
-bg_cpu=$((bg_cpu + $(cat "$cpu_file")))
-rm -f "$cpu_file"
+bg_finish 0 && release_ok=1
+bg_cpu=${cpus[${#cpus[@]} - 1]}
+bg_finish 1
+bg_cpu=$((bg_cpu + cpus[${#cpus[@]} - 1]))
 # The background subshells' CPU reaches this shell's count when they end, in whichever step
 # ran then: the debug build's figure is the whole of the builds' less theirs.
 cpus[debug_index]=$(($(children_cpu) - builds_c0 - bg_cpu))
