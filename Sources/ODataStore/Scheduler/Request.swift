@@ -208,16 +208,18 @@ public final class Request: Sendable {
         }
     }
 
-    /// Claims the single terminal transition. Returns the callbacks to call, or nil when the
-    /// request is already terminal (or was never started).
-    func claimTerminal(_ state: RequestState) -> (delegate: (any RequestDelegate)?, completion: RequestCompletion?, task: (any EngineTask)?)? {
+    /// Claims the single terminal transition. Returns the callbacks to call and whether the
+    /// request was still waiting (it never ran, so its started callback was never queued), or
+    /// nil when the request is already terminal (or was never started).
+    func claimTerminal(_ state: RequestState) -> (delegate: (any RequestDelegate)?, completion: RequestCompletion?, task: (any EngineTask)?, wasWaiting: Bool)? {
         // The closures leave through a captured variable rather than as withLock's generic
         // result, which would box the completion in a reabstraction thunk.
-        var claimed: (delegate: (any RequestDelegate)?, completion: RequestCompletion?, task: (any EngineTask)?)?
+        var claimed: (delegate: (any RequestDelegate)?, completion: RequestCompletion?, task: (any EngineTask)?, wasWaiting: Bool)?
         mutable.withLock { m in
             guard m.state == .waiting || m.state == .running else { return }
+            let wasWaiting = m.state == .waiting
             m.state = state
-            claimed = (m.delegate, m.completion, m.task)
+            claimed = (m.delegate, m.completion, m.task, wasWaiting)
             m.task = nil
         }
         return claimed

@@ -572,7 +572,12 @@ public final class Store: Sendable {
         guard let claimed = request.claimTerminal(state) else { return nil }
         let delegate = claimed.delegate ?? defaultDelegate
         let completion = claimed.completion
+        // A request that ends before it ran (closed or cancelled between submit and run, held
+        // while the store opened and then failed, refused by a failed store) still gets its
+        // started callback first: every started request sees started, then one terminal.
+        let neverRan = claimed.wasWaiting
         let queued = callbacks.enqueue {
+            if neverRan { delegate?.requestStarted(request) }
             switch outcome {
             case .success(let response):
                 delegate?.request(request, didReceive: response)
