@@ -88,6 +88,40 @@ struct StoreTests {
         await store.close()
     }
 
+    /// A request held while the store opens, then failed because the open failed, never ran:
+    /// its delegate still sees started, then failed (the header's promise for every request).
+    @Test func aHeldRequestWhoseStoreFailsToOpenGetsStartedThenFailed() async throws {
+        let store = try Store(options: StoreOptions(serviceRoot: "http://127.0.0.1:9/service/"))  // nothing listens
+        defer { try? store.close() }
+        let recorder = Recorder()
+        let outcome = try await run(store, .read, "Products(1)") { try $0.setDelegate(recorder) }
+        guard case .failure = outcome else { Issue.record("a store that cannot open answered"); return }
+        #expect(recorder.events.withLock { $0 } == ["started", "failed offline"])  // connection refused: offline
+    }
+
+    /// A request held while the store opens (its $metadata held back by the fault proxy),
+    /// then given up by close(): started, then failed, nothing else.
+    @Test func aHeldRequestGivenUpByCloseGetsStartedThenFailed() async throws {
+        let server = try TestServer.start(.v4)
+        defer { server.stop() }
+        let proxy = try TestServer.faultProxy(upstream: server.serviceRoot)
+        defer { proxy.stop() }
+        try proxy.setFault("slow", delayMilliseconds: 5000, match: "$metadata")
+        let store = try Store(options: StoreOptions(serviceRoot: proxy.serviceRoot))
+        let recorder = Recorder()
+        let request = try store.makeRequest(.read, path: "Products(1)")
+        try request.setDelegate(recorder)
+        let outcome = Mutex<Result<Response, RequestFailure>?>(nil)
+        try request.setCompletion { _, result in outcome.withLock { $0 = result } }
+        try request.start()
+        #expect(store.state == .opening)
+        await store.close()
+        guard case .failure(let failure)? = outcome.withLock({ $0 }) else {
+            Issue.record("close() returned before the held request's outcome, or it succeeded"); return
+        }
+        #expect(recorder.events.withLock { $0 } == ["started", "failed \(failure.error.code)"])
+    }
+
     @Test func createUpdateDeleteWithETags() async throws {
         let server = try TestServer.start(.v4)
         defer { server.stop() }
