@@ -439,6 +439,29 @@ binding cost 0.19 ms per GET in the quietest rounds and 0.35 in the busiest, the
 `instructions.sh --server v2`, 296,800): libpython 95,700, libcurl 64,600, the library 55,000,
 libc 39,800, `_json`, libffi, `_ctypes`, `_decimal` and `_datetime` 13,400 together. V4 meets
 5x in every run here and V2 in some: the target is still not reliably met.
+
+An eighth look (2026-12-04, a sixth machine of the kind: AMD EPYC family 25 (Zen 4), 2 vCPUs
+under KVM; the code of the seventh look plus two Swift tests). Here the peers are more than
+twice as fast as on the machines before (python-odata 0.63-1.04 ms per GET, pyodata
+0.62-1.02) and the binding much less so (0.14-0.23 ms): 4.44x V4 and 3.69x V2 in a 5-round
+run, 4.09x and 3.91x in the 9-round run of the table above. Instructions per GET are what they
+were (V2 296,300; python-odata about 4,010,000, pyodata 3,780,000: 13x-14x more than the
+binding), so the peers run about three times as many instructions per microsecond as the
+binding: they are busy 85-95% of the wall time (8 threads of CPU-bound Python), the binding
+25% of it, asleep between answers, with one wake-up per GET (`vcs_per_request` 0.98-1.0).
+Against the replaying server (bench/python/replay.py, V2, the client never idle) the binding
+costs 0.075-0.083 ms per GET and pyodata 0.78-0.94 (10x-12x): the binding's cost doubles
+when each answer wakes an idle CPU, the peers' does not move. Checked on this machine and not
+the cause: page faults (12 more for 10,000 GETs than for none), system calls (per GET 3.1
+`poll`, 1.06 `recvfrom`, 1.0 `sendto`, no `futex`), the cyclic GC (about 200 instructions
+per GET; `gc.disable()` moved the CPU per GET within the noise), the guest's halt-polling
+(`guest_halt_poll_ns` 0 and 200,000 alternated over three pairs: no difference). `perf record`
+(V2, 3,000 GETs): libpython 39%, the kernel 21% (the task switch alone 3.4%), the library
+15%, libcurl 11%, libc 8.6%; the largest symbol `_PyEval_EvalFrameDefault` at 7.8%, nothing
+else above 2%. So on a machine whose CPU runs busy Python fast the ratio falls: what the
+binding pays per GET is mostly the cost of running its ~300,000 instructions, spread over
+Python, ctypes, Swift, libcurl and the kernel, just after a wake-up. The target stays
+unmet here (V4 4.1x-4.4x, V2 3.7x-3.9x).
 """
 
 
