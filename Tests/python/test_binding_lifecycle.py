@@ -89,6 +89,33 @@ def test_invalid_arguments():
             store.request("READ", "Products\0")
 
 
+
+def test_text_utf8_cannot_hold_is_an_invalid_argument():
+    """A lone surrogate (from surrogateescape or bad slicing) cannot go out as UTF-8: every
+    string argument says so as an InvalidArgumentError naming it (an odatastore.Error and a
+    ValueError), never a bare UnicodeEncodeError from inside the binding; bytes bodies that
+    are not UTF-8 likewise. A NUL, which C would cut the text at, is refused everywhere."""
+    bad = "Products('\ud800')"
+    with odatastore.Store("http://127.0.0.1:1/odata/") as store:
+        for call in (lambda: store.submit("READ", bad), lambda: store.request("READ", bad),
+                     lambda: store.submit("CREATE", "Categories", {"ID": 1, "Name": "\udcff"}),
+                     lambda: store.submit("CREATE", "Categories", '{"Name": "\udcff"}'),
+                     lambda: store.request("READ", "Products(1)", headers={"X-A": "\ud800"}),
+                     lambda: store.request("READ", "Products(1)", etag='W/"\ud800"')):
+            with pytest.raises(odatastore.InvalidArgumentError, match="not valid Unicode text") as e:
+                call()
+            assert isinstance(e.value, ValueError) and e.value.code == odatastore.EINVAL
+        with pytest.raises(odatastore.InvalidArgumentError, match="must be UTF-8 JSON"):
+            store.submit("CREATE", "Categories", b'{"Name": "\xff"}')
+    with pytest.raises(odatastore.InvalidArgumentError, match="service_root is not valid Unicode"):
+        odatastore.Store("http://127.0.0.1:1/\ud800/")
+    with pytest.raises(odatastore.InvalidArgumentError, match="url is not valid Unicode"):
+        odatastore.check_url("Products('\ud800')")
+    with pytest.raises(odatastore.InvalidArgumentError, match="NUL"):
+        odatastore.check_url("Products(1)\0junk")  # was cut at the NUL and checked as Products(1)
+    assert odatastore.check_url("Products(1)")["canonical"] == "Products(1)"
+
+
 def test_version_check():
     from odatastore import _ffi
     _ffi.check_version(_ffi.EXPECTED_VERSION_NUMBER)

@@ -93,10 +93,11 @@ def check_url(url: str, metadata: Optional[bytes] = None, *, odata_version: int 
     import json
 
     from . import _errors
+    from ._store import _c
     lib = library()
     out = ctypes.c_void_p()
     doc = metadata if metadata is not None else None
-    _errors.check(lib, lib.ods_url_check(ctypes.byref(out), url.encode(), doc, len(doc) if doc else 0,
-                                         odata_version, service_root.encode() if service_root else None))
+    _errors.check(lib, lib.ods_url_check(ctypes.byref(out), _c(url, "url"), doc, len(doc) if doc else 0,
+                                         odata_version, _c(service_root or None, "service_root")))
     result: dict[str, Any] = json.loads(_ffi.take_owned_string(lib, out.value))
     return result

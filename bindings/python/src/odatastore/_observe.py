@@ -76,7 +76,7 @@ class Observer:
     returns the callback is not running on another thread and is never called again."""
 
     def __init__(self, store: "Store", entity_set: str, callback: ChangeCallback) -> None:
-        from ._store import _Delivering, _report_unraisable
+        from ._store import _c, _Delivering, _report_unraisable
         self.entity_set = entity_set
         self._lib = store._lib
         self._lock = threading.Lock()
@@ -101,7 +101,7 @@ class Observer:
 
         self._thunk = _ffi.CHANGE_CB(on_changes)
         out = ctypes.c_void_p()
-        _errors.check(lib, lib.ods_store_observe(ctypes.byref(out), store._handle, entity_set.encode(),
+        _errors.check(lib, lib.ods_store_observe(ctypes.byref(out), store._handle, _c(entity_set, "entity_set"),
                                                  self._thunk, None))
         self._handle = out.value
         with _live_lock:

@@ -113,7 +113,7 @@ def _path_arg(path: Any, name: str) -> bytes:
     """A request path argument, encoded for C (a str without NUL)."""
     if not isinstance(path, str):
         raise InvalidArgumentError(f"{name} must be a str (a request path), not {type(path).__name__}", _errors.EINVAL)
-    encoded = _c(path)
+    encoded = _c(path, name)
     assert encoded is not None
     return encoded
 
@@ -136,7 +136,17 @@ def _c(text: Optional[str], name: str = "a string argument") -> Optional[bytes]:
         raise InvalidArgumentError(f"{name} must be a str, not {type(text).__name__}", _errors.EINVAL)
     if "\0" in text:
         raise InvalidArgumentError("strings passed to odatastore must not contain NUL", _errors.EINVAL)
-    return text.encode("utf-8")
+    return _utf8(text, name)
+
+
+def _utf8(text: str, name: str) -> bytes:
+    """``text`` as UTF-8; a lone surrogate (which UTF-8 cannot hold) is an
+    :class:`InvalidArgumentError` (a ValueError, as UnicodeEncodeError is) naming the argument."""
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise InvalidArgumentError(f"{name} is not valid Unicode text: {e.reason} at position {e.start}",
+                                   _errors.EINVAL) from e
 
 
 _HEADER_NAME = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+\Z")  # an RFC 9110 token, as the library checks
@@ -156,7 +166,7 @@ def _header_value(name: str, value: Any) -> bytes:
                                    _errors.EINVAL)
     if "\r" in value or "\n" in value or "\0" in value:
         raise InvalidArgumentError(f"header value for {name} contains CR, LF or NUL", _errors.EINVAL)
-    return value.encode("utf-8")
+    return _utf8(value, f"the value of header {name}")
 
 
 def _header_lines(headers: Any, what: str) -> Any:
@@ -818,11 +828,11 @@ class LogonPrompt:
 
     def basic(self, username: str, password: str) -> None:
         """Answers with HTTP Basic credentials."""
-        self._reply(lambda h: self._store._lib.ods_store_logon_basic(h, self.id, _c(username), _c(password)))
+        self._reply(lambda h: self._store._lib.ods_store_logon_basic(h, self.id, _c(username, "username"), _c(password, "password")))
 
     def bearer(self, token: str) -> None:
         """Answers with ``Authorization: Bearer <token>``."""
-        self._reply(lambda h: self._store._lib.ods_store_logon_bearer(h, self.id, _c(token)))
+        self._reply(lambda h: self._store._lib.ods_store_logon_bearer(h, self.id, _c(token, "token")))
 
     def headers(self, headers: Mapping[str, str]) -> None:
         """Answers with headers of the app's own (a session cookie from an SSO flow...)."""
@@ -1361,7 +1371,11 @@ def _body_text(store: "Store", path: str, body: Any) -> str:
     if isinstance(body, str):
         return body
     if isinstance(body, bytes):
-        return body.decode("utf-8")
+        try:
+            return body.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise InvalidArgumentError(f"a request body given as bytes must be UTF-8 JSON: {e.reason} at byte {e.start}",
+                                       _errors.EINVAL) from e
     return _values.dumps(body, store._write_types(path, body) if isinstance(body, dict) else None)
 
 
@@ -1415,7 +1429,7 @@ class Request:
         handle = ctypes.c_void_p()
         with store._use():
             _errors.check(lib, lib.ods_request_new(ctypes.byref(handle), store._handle, int(self.mode),
-                                                   _c(path), _c(body_text)))
+                                                   _c(path, "path"), _c(body_text, "the request body")))
         self._handle = handle.value
         _errors.check(lib, lib.ods_request_set_completion(self._handle, _on_completion, self._key))
         if delegate is not None or store._default_delegate is not None:
@@ -1459,8 +1473,11 @@ class Request:
         one C call (ods_request_submit); returns its future."""
         self = _new_object(cls)
         key = self._begin(store, mode, path)
-        c_path = path.encode("utf-8") if "\0" not in path else _c(path)  # _c raises
-        c_body = None if body is None else _c(_body_text(store, path, body))
+        try:
+            c_path = path.encode("utf-8") if "\0" not in path else _c(path, "path")  # _c raises
+        except UnicodeEncodeError:
+            c_path = _c(path, "path")  # raises InvalidArgumentError
+        c_body = None if body is None else _c(_body_text(store, path, body), "the request body")
         future = self._future = RequestFuture(self)
         self._started = True
         if store._fd is None:
@@ -1980,9 +1997,9 @@ class Store:
         opts.user_agent = _c(user_agent, "user_agent")
         opts.csrf_protection = 0 if csrf_protection else 1
         opts.metadata_path = _c(metadata_path, "metadata_path")
-        opts.store_path = _c(path)
+        opts.store_path = _c(path, "store_path")
         if definitions is not None:
-            paths = [_c(d) for d in definitions] + [None]
+            paths = [_c(d, "a defining request") for d in definitions] + [None]
             requests = (ctypes.c_char_p * len(paths))(*paths)
             keep.append(requests)
             opts.defining_requests = ctypes.cast(requests, ctypes.POINTER(ctypes.c_char_p))
@@ -2779,7 +2796,7 @@ class Store:
         (``ods_store_check_url``); returns the description of docs/cli.md."""
         out = ctypes.c_void_p()
         with self._use():
-            _errors.check(self._lib, self._lib.ods_store_check_url(ctypes.byref(out), self._handle, _c(url)))
+            _errors.check(self._lib, self._lib.ods_store_check_url(ctypes.byref(out), self._handle, _c(url, "url")))
         result: dict[str, Any] = json.loads(_ffi.take_owned_string(self._lib, out.value))
         return result
 
