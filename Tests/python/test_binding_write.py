@@ -74,6 +74,18 @@ def test_product_typed_values_round_trip_and_etags(store):
         changed["Rating"] = 5
         store.update(f"Products({pid})", changed)  # the Entity's own etag goes as If-Match
         assert store.read(f"Products({pid})")["Rating"] == 5
+        # entity | changes keeps the ETag (a plain dict merge would drop it: 428)
+        read = store.read(f"Products({pid})")
+        merged = read | {"Rating": 4}
+        assert type(merged) is odatastore.Entity and merged.etag == read.etag and read["Rating"] == 5
+        assert merged.pending_state == odatastore.EntityState.CLEAN
+        store.update(f"Products({pid})", merged)
+        assert store.read(f"Products({pid})")["Rating"] == 4
+        read |= {"Rating": 3}
+        assert type(read) is odatastore.Entity and read["Rating"] == 3
+        with pytest.raises(odatastore.ConflictError):
+            store.update(f"Products({pid})", read)  # its ETag is the one before the merged update
+        assert ({"x": 1} | merged).__class__ is dict and merged.__or__(5) is NotImplemented
         store.update(f"Products({pid})", {"Rating": 2}, etag="*")
         # delete takes the Entity as read, as update does: its ETag goes as If-Match
         with pytest.raises(odatastore.ConflictError):

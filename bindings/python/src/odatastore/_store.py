@@ -250,6 +250,16 @@ class Entity(dict[str, Any]):
     def copy(self) -> "Entity":
         return Entity(self, etag=self.etag, pending_state=self.pending_state)
 
+    def __or__(self, other: Any) -> Any:
+        """``entity | changes``: a new Entity with the changes merged in and this entity's ETag
+        and pending state (``dict | dict`` would drop them, and an update with the result would
+        go without If-Match). ``entity |= changes`` changes the entity itself, as for a dict."""
+        if not isinstance(other, dict):
+            return NotImplemented
+        merged = self.copy()
+        merged.update(other)
+        return merged
+
 
 def _make_entity(data: dict[str, Any], etag: Optional[str], pending_state: int = 0) -> Entity:
     return Entity(data, etag=etag, pending_state=EntityState(pending_state))
