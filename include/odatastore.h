@@ -251,7 +251,9 @@ typedef enum ods_csrf_mode {
 
 /** The operation a request performs. */
 typedef enum ods_mode {
-    ODS_READ = 1,           /**< GET an entity set, entity, property, $count, ... */
+    ODS_READ = 1,           /**< GET an entity set, entity, property, $count, ...; "$metadata"
+                                 gives the CSDL document (XML) in ods_response_body, no JSON: the
+                                 service's (online), the file's (offline; mixed unless routed online). */
     ODS_CREATE = 2,         /**< POST an entity (body required). */
     ODS_UPDATE = 3,         /**< Partial update: MERGE on V2, PATCH on V4 (body required). */
     ODS_UPDATE_PUT = 4,     /**< Full replacement with PUT (body required). */

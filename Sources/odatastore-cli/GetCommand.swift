@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 import ODataStore
 
 /// `odatastore get PATH`: one READ, online or from an offline store.
@@ -7,7 +12,8 @@ struct GetCommand: RunnableCommand {
         abstract: "Read an entity set, an entity, a property or a count.",
         discussion: """
             Prints the answer in the library's JSON shape (docs/json-shape.md) on stdout, or a \
-            table with --output table. With --mode offline the answer comes from the store file \
+            table with --output table; an answer that is not JSON ("$metadata", a media $value) \
+            as received. With --mode offline the answer comes from the store file \
             and no request goes to the service. With --mode mixed it comes from the store file when \
             the store's defining requests cover what the path reads, else from the service \
             (docs/mixed.md); stderr says which ("source: offline" or "source: online").
@@ -64,6 +70,20 @@ struct GetCommand: RunnableCommand {
         await store.close()
         let response = try exitOnFailure(outcome)
         if mode == .mixed { reportSource(response) }
+        if response.json.isEmpty, !response.body.isEmpty {
+            // No JSON ($metadata, a media $value): the body as received, whatever --output says.
+            var body = response.body
+            if body.last != UInt8(ascii: "\n") { body.append(UInt8(ascii: "\n")) }
+            fflush(nil)  // what print() buffered goes first
+            body.withUnsafeBytes { raw in
+                var done = 0
+                while done < raw.count {
+                    let n = write(1, raw.baseAddress! + done, raw.count - done)
+                    if n > 0 { done += n } else if n < 0 && errno == EINTR { continue } else { break }
+                }
+            }
+            return
+        }
         switch output {
         case .json: print(response.json)
         case .table: print(Table.render(response.json))

@@ -280,6 +280,13 @@ static void check_invalid_options(void) {
         ODS_CHECK_INT_EQ(ods_store_open(&store, &o, NULL, NULL), ODS_EINVAL);
         ODS_CHECK(strstr(ods_error_last()->message, "Content-Length header is the HTTP layer's") != NULL);
     }
+    /* A value that would split the request's header block is named as the value's fault. */
+    {
+        const char *split[] = {"X-A: a\r\nX-B: b", NULL};
+        o.headers = split;
+        ODS_CHECK_INT_EQ(ods_store_open(&store, &o, NULL, NULL), ODS_EINVAL);
+        ODS_CHECK(strstr(ods_error_last()->message, "header value for X-A contains CR, LF or NUL") != NULL);
+    }
     o.headers = NULL;
     o.request_timeout_ms = -1;
     ODS_CHECK_INT_EQ(ods_store_open(&store, &o, NULL, NULL), ODS_EINVAL);

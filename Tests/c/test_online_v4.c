@@ -115,6 +115,46 @@ static void check_typed_access(void) {
     ods_test_waiter_destroy(&t.waiter);
 }
 
+/* READ $metadata: the CSDL document as the service sends it (XML), in the raw body; no JSON. */
+typedef struct metadata_read {
+    ods_test_waiter waiter;
+    int status, failed, has_edmx, is_xml, json_empty, local;
+} metadata_read;
+
+static void on_metadata(ods_request *request, const ods_response *response, const ods_error *error, void *context) {
+    metadata_read *m = context;
+    size_t len = 0, json_len = 99;
+    const char *body, *type;
+    (void)request;
+    m->failed = error != NULL;
+    if (response) {
+        body = ods_response_body(response, &len);
+        type = ods_response_header(response, "Content-Type");
+        m->status = ods_response_status(response);
+        m->has_edmx = body != NULL && len > 100 && strstr(body, "edmx:Edmx") != NULL && strstr(body, "Name=\"Products\"") != NULL;
+        m->is_xml = type != NULL && strstr(type, "xml") != NULL;
+        (void)ods_response_json(response, &json_len);
+        m->json_empty = json_len == 0;
+        m->local = ods_response_is_local(response);
+    }
+    ods_test_waiter_signal(&m->waiter, NULL);
+}
+
+static void check_metadata_read(void) {
+    metadata_read m;
+    memset(&m, 0, sizeof m);
+    ods_test_waiter_init(&m.waiter);
+    ODS_CHECK_OK(ods_store_schedule(NULL, store, ODS_READ, "$metadata", NULL, on_metadata, &m));
+    ods_test_wait(store, &m.waiter, 1, 60000);
+    ODS_CHECK_INT_EQ(m.failed, 0);
+    ODS_CHECK_INT_EQ(m.status, 200);
+    ODS_CHECK(m.has_edmx);
+    ODS_CHECK(m.is_xml);
+    ODS_CHECK(m.json_empty);
+    ODS_CHECK_INT_EQ(m.local, 0);
+    ods_test_waiter_destroy(&m.waiter);
+}
+
 static void check_reads(void) {
     ods_test_result r;
     expect_ok(&r, ODS_READ, "Products?$top=5&$orderby=ID desc", NULL, 200);
@@ -287,6 +327,7 @@ int main(void) {
 
     check_typed_access();
     check_reads();
+    check_metadata_read();
     check_crud_and_etags();
     check_operations();
     check_paging();

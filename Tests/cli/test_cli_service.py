@@ -67,7 +67,12 @@ check("V4 metadata operations", ops.get("ProductsByRating", {}).get("parameters"
 store = os.path.join(tmp, "v4.store")
 code, out, err = run("offline", "init", "--service", v4.url, "--store", store, "--define", "Categories")
 check("offline init", code == 0, f"{code} {err!r}")
+code, out, err = run("get", "$metadata", "--service", v4.url)
+check("get $metadata prints the document as received", code == 0 and out.startswith("<?xml") and "edmx:Edmx" in out
+      and 'Name="Products"' in out, f"{code} {out[:100]!r} {err!r}")
 v4.stop()
+code, out, err = run("get", "$metadata", "--store", store, "--mode", "offline")
+check("get $metadata from a store file without the network", code == 0 and "edmx:Edmx" in out, f"{code} {err!r}")
 code, out, err = run("metadata", "--store", store)
 check("metadata from a store file without the network", code == 0 and as_json(out).get("odataVersion") == "4.0"
       and any(s["name"] == "Products" for s in as_json(out).get("entitySets", [])), f"{code} {err!r}")

@@ -31,6 +31,9 @@ def test_routes_by_coverage(server, tmp_path):
                      "Categories(1)/Products?$top=2"]:
             assert side(store, path) == "online", path
         assert side(store, "TotalStock", mode="function") == "online"
+        # $metadata: the file's document (the one the store works with); the service's on request
+        assert side(store, "$metadata") == "offline" and side(store, "$metadata", route="online") == "online"
+        assert b'Name="Products"' in store.read("$metadata") and b'Name="Products"' in store.read("$metadata", route="online")
         assert side(store, "Products(7)", route="online") == "online"
         with pytest.raises(odatastore.NotInScopeError):
             store.execute("read", "OrderLines", route="offline")

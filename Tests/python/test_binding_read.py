@@ -94,6 +94,21 @@ def test_single_properties_are_typed_like_the_entitys(store):
     assert store.read("Products(7)/Name/$value") == "Product 007"
 
 
+
+def test_metadata_document(store):
+    """READ $metadata gives the service's CSDL document (XML, asked with Accept:
+    application/xml: the OData JSON Accept of other reads got 406) as bytes."""
+    import xml.etree.ElementTree as ET
+    doc = store.read("$metadata")
+    assert type(doc) is bytes
+    root = ET.fromstring(doc)
+    assert root.tag.endswith("}Edmx") and root.get("Version") == ("4.0" if store.odata_version == 4 else "1.0")
+    assert b'Name="Products"' in doc
+    req = store.request("READ", "$metadata")
+    assert req.result(30) == doc and req.response.status == 200 and req.response.json_text == ""
+    assert "xml" in (req.response.header("Content-Type") or "") and not req.response.is_local
+
+
 def test_function_import(store):
     path = "ProductsByRating(rating=4)" if store.odata_version == 4 else "ProductsByRating?rating=4"
     rows = store.call(path)

@@ -24,6 +24,9 @@ extension OfflineEngine {
         guard let (model, schema, scope) = snapshot else { return true }
         let root = session.serviceRoot
         if job.mode == .read, ErrorArchiveName.matches(job.path, serviceRoot: root, model: model) { return true }
+        // The file's $metadata is the one the store works with (the service's may be newer:
+        // route = online asks it).
+        if job.mode == .read, ResourceTarget(path: job.path, serviceRoot: root).isMetadata { return true }
         do throws(ODataStoreError) {
             var request = try ResolvedPath.parse(job.path, model: model, serviceRoot: root)
             if job.mode == .read {

@@ -188,6 +188,16 @@ final class OfflineEngine: RequestEngine, ServiceSessionOwner {
         }
     }
 
+    /// A READ of `$metadata`: the document the file was made from (and works with), as the
+    /// service sent it. Query options are not evaluated: the document has none to apply.
+    static func metadataResponse(_ file: StoreFile) -> Response {
+        var r = Response(status: 200, headers: [(name: "Content-Type", value: "application/xml"),
+                                                (name: "OData-Version", value: file.model.version == .v2 ? "2.0" : "4.0")],
+                         body: file.metadata)
+        r.isLocal = true
+        return r
+    }
+
     private func givenMetadata() throws(ODataStoreError) -> [UInt8]? {
         if let d = options.metadataDocument { return d }
         if let p = options.metadataPath { return try LocalFile.read(p, limit: options.limits.maxResponseBytes).get() }
@@ -225,6 +235,8 @@ final class OfflineEngine: RequestEngine, ServiceSessionOwner {
                 let scope = state.withLock { $0.scope }
                 if job.mode == .read, ErrorArchiveName.matches(job.path, serviceRoot: session.serviceRoot, model: file.model) {
                     result = .success(try errorArchiveResponse(file: file, path: DefiningRequest.relative(job.path, serviceRoot: session.serviceRoot)))
+                } else if job.mode == .read, ResourceTarget(path: job.path, serviceRoot: session.serviceRoot).isMetadata {
+                    result = .success(Self.metadataResponse(file))
                 } else if job.mode == .read {
                     var reader = LocalReader(file: file, scope: scope, serviceRoot: session.serviceRoot)
                     // The store-wide headers, then the request's, as a request to the service

@@ -106,6 +106,13 @@ final class OnlineExchange: EngineTask {
             }
         }
 
+        if method == "GET", job.mode == .read, target.isMetadata {
+            // The CSDL document as the service has it now: XML, given back as received (the
+            // OData JSON Accept of a read got 406 from pyslet and odatapy).
+            let headers = ServiceSession.applying([("Accept", "application/xml")] + job.headers, to: service.rawReadHeaders)
+            return Plan(version: version, method: method, url: url, headers: headers, body: [], entitySet: nil, entityType: nil,
+                        target: payloadTarget, modifying: false, raw: true, service: service)
+        }
         if method == "GET" {
             // No body and no If-Match: the store's read headers, made once, plus the request's own.
             let headers = ServiceSession.applying(job.headers, to: target.isRawValue ? service.rawReadHeaders : service.readHeaders)
@@ -288,6 +295,9 @@ final class OnlineExchange: EngineTask {
         if ASCIIMatch.hasPrefix(contentType, lowercased: "text/plain") {
             return DecodedPayload.plainText(response.body)
         }
+        // A raw answer in XML ($metadata, an XML media resource) is a document, not an Atom
+        // payload: its bytes only.
+        if plan.raw, !ASCIIMatch.contains(contentType, lowercased: "json") { return DecodedPayload.empty }
         guard ASCIIMatch.contains(contentType, lowercased: "json") || ASCIIMatch.contains(contentType, lowercased: "xml") else {
             // Media ($value of a stream, images...): raw bytes only. Anything else that is not
             // OData (an SSO login page, a proxy's HTML, a body without a type) is not an

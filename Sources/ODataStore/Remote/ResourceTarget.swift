@@ -12,6 +12,8 @@ struct ResourceTarget {
     var hasMoreSegments: Bool
     /// True for `/$count` and `/$value` requests, which answer with raw text or media.
     var isRawValue: Bool
+    /// True for `$metadata` itself (query options allowed): the service's CSDL document, XML.
+    var isMetadata: Bool { firstSegment == "$metadata" && !hasMoreSegments }
 
     init(path: String, serviceRoot: String) {
         // UTF-8 bytes, not Characters: the path's structure is ASCII ('/', '(', ')', '\'', '?'),

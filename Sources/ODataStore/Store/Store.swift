@@ -127,7 +127,10 @@ public final class Store: Sendable {
             throw .invalid("max_connections must be between 0 (default) and 1024")
         }
         for h in o.headers {
-            guard isValidHeaderName(h.name), isValidHeaderValue(h.value) else { throw .invalid("invalid header \"\(h.name)\"") }
+            guard isValidHeaderName(h.name) else { throw .invalid("options->headers: invalid header name \"\(h.name)\"") }
+            guard isValidHeaderValue(h.value) else {
+                throw .invalid("options->headers: header value for \(h.name) contains CR, LF or NUL")
+            }
             if let reason = reservedHeaderReason(h.name) { throw .invalid("options->headers: " + reason) }
         }
         if case .basic(let user, let password) = o.authentication {

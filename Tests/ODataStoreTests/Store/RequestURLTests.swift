@@ -86,6 +86,15 @@ struct ResourceTargetTests {
         #expect(ResourceTarget(path: "Products/$count", serviceRoot: "http://h/").isRawValue)
         #expect(!ResourceTarget(path: "Products", serviceRoot: "http://h/").isRawValue)
     }
+
+    @Test func knowsTheMetadataDocument() {
+        for path in ["$metadata", "/$metadata", "http://h/$metadata", "$metadata?sap-language=EN"] {
+            #expect(ResourceTarget(path: path, serviceRoot: "http://h/").isMetadata, "\(path)")
+        }
+        for path in ["$metadata/Products", "Products", "x$metadata", "$metadatax", "Products/$metadata"] {
+            #expect(!ResourceTarget(path: path, serviceRoot: "http://h/").isMetadata, "\(path)")
+        }
+    }
 }
 
 @Suite("RequestURL: stray percent signs")

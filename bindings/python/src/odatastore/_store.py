@@ -500,7 +500,8 @@ class Response:
     @property
     def data(self) -> Any:
         """The result, typed: an :class:`EntityList` for a collection, an :class:`Entity` for
-        one entity, the value for a ``{"value": ...}`` result, None without a payload."""
+        one entity, the value for a ``{"value": ...}`` result, the body's bytes for an answer
+        that is not JSON (``$metadata``, media), None without a body."""
         return self._data if self._has_data else self._parse(None, None)
 
     def _parse(self, types: Optional[_values.TypeCache], path: Optional[str]) -> Any:
@@ -547,6 +548,10 @@ class Response:
                 data = entity
             else:
                 data = obj
+        else:
+            # No JSON: a document or media ($metadata, a stream's $value) comes as its bytes;
+            # nothing at all (204) as None
+            data = self.body or None
         self._data = data
         self._has_data = True
         return data
