@@ -460,8 +460,14 @@ per GET; `gc.disable()` moved the CPU per GET within the noise), the guest's hal
 15%, libcurl 11%, libc 8.6%; the largest symbol `_PyEval_EvalFrameDefault` at 7.8%, nothing
 else above 2%. So on a machine whose CPU runs busy Python fast the ratio falls: what the
 binding pays per GET is mostly the cost of running its ~300,000 instructions, spread over
-Python, ctypes, Swift, libcurl and the kernel, just after a wake-up. The target stays
-unmet here (V4 4.1x-4.4x, V2 3.7x-3.9x).
+Python, ctypes, Swift, libcurl and the kernel, just after a wake-up. The floor of that on
+this machine, measured with a C program that only sends one byte over a socketpair and waits
+for the answer (`bench/python/wakeup.c`: the other process, on the other CPU, spins 0, 100 or
+500 us before it answers; 3,000 round trips; five runs): 15-22 us of the client's CPU per round
+trip when the answer comes at once, 25-44 us when it comes 0.1-0.5 ms later (with or without
+a `poll()` before the `read()`). The binding pays about 90 us more per GET against the real servers than against
+the replaying one, so most of its loss is not that fixed cost but the cold run of its own
+code. The target stays unmet here (V4 4.1x-4.4x, V2 3.7x-3.9x).
 """
 
 
