@@ -467,7 +467,10 @@ for the answer (`bench/python/wakeup.c`: the other process, on the other CPU, sp
 trip when the answer comes at once, 25-44 us when it comes 0.1-0.5 ms later (with or without
 a `poll()` before the `read()`). The binding pays about 90 us more per GET against the real servers than against
 the replaying one, so most of its loss is not that fixed cost but the cold run of its own
-code. The target stays unmet here (V4 4.1x-4.4x, V2 3.7x-3.9x).
+code. Tried and not kept: the library built for size (`-Xswiftc -Osize`, 676 KB less text)
+to shrink what a cold GET runs through: 4.5% more instructions per V2 GET (309,700), and
+`threads.sh --runs 16 --compare-lib` per-pair CPU ratio median 1.024 (0.84-1.10). The target
+stays unmet here (V4 4.1x-4.4x, V2 3.7x-3.9x).
 """
 
 
