@@ -1307,6 +1307,18 @@ ODS_EXTERN int ods_url_check(char **out, const char *url, const char *metadata, 
  */
 ODS_EXTERN int ods_store_check_url(char **out, ods_store *store, const char *url);
 
+/**
+ * What the store's $metadata declares, as one JSON object (*out OWNED, ods_free): the same
+ * summary `odatastore metadata` prints (docs/cli.md): "odataVersion", "container",
+ * "entitySets" (sorted by name: name, kind "entitySet" or "singleton", entityType, key,
+ * properties with their Edm types, navigation with target type and whether a collection)
+ * and "operations" (the function and action imports: name, kind, httpMethod, parameters,
+ * returns, entitySet). For an offline store, the model of its file. Any thread, also in a
+ * callback. Returns ODS_OK; ODS_ESTATE while the store has no $metadata yet (still opening,
+ * or the open failed); ODS_EINVAL for NULL arguments; ODS_ENOMEM.
+ */
+ODS_EXTERN int ods_store_model_json(char **out, ods_store *store);
+
 /* ---------------------------------------------------------------------------------------
  * MIXED STORES (ODS_STORE_MIXED; docs/mixed.md)
  *

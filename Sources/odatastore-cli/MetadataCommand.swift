@@ -63,7 +63,7 @@ struct MetadataCommand: RunnableCommand {
             }
             model = loaded
         }
-        let summary = Self.summary(model)
+        let summary = model.summary
         switch output {
         case .json:
             print(JSONValue.object(summary).serialized())
@@ -77,62 +77,6 @@ struct MetadataCommand: RunnableCommand {
             }
         }
     }
-
-    /// The summary as JSON, sets and operations sorted by name.
-    static func summary(_ model: ServiceModel) -> JSONObject {
-        var out = JSONObject()
-        out["odataVersion"] = .string(model.version == .v2 ? "2.0" : "4.0")
-        out["container"] = .string(model.containerName)
-        var sets: [JSONValue] = []
-        for set in model.entitySets.values.sorted(by: { $0.name < $1.name }) {
-            var s = JSONObject()
-            s["name"] = .string(set.name)
-            s["kind"] = .string(set.isSingleton ? "singleton" : "entitySet")
-            s["entityType"] = .string(set.entityType)
-            if let type = model.structuredType(set.entityType) {
-                s["key"] = .array(model.key(of: type).map { .string($0) })
-                s["properties"] = .array(model.allProperties(of: type).map { p in
-                    var o = JSONObject()
-                    o["name"] = .string(p.name)
-                    o["type"] = .string(typeName(p.type))
-                    return .object(o)
-                })
-                s["navigation"] = .array(model.allNavigationProperties(of: type).map { n in
-                    var o = JSONObject()
-                    o["name"] = .string(n.name)
-                    o["target"] = .string(n.targetType)
-                    o["collection"] = .bool(n.isCollection)
-                    return .object(o)
-                })
-            }
-            sets.append(.object(s))
-        }
-        out["entitySets"] = .array(sets)
-        var operations: [JSONValue] = []
-        for (name, op) in model.operationImports.sorted(by: { $0.key < $1.key }) {
-            var o = JSONObject()
-            o["name"] = .string(name)
-            switch op.kind {
-            case .functionImportV2: o["kind"] = .string("functionImport")
-            case .function: o["kind"] = .string("function")
-            case .action: o["kind"] = .string("action")
-            }
-            o["httpMethod"] = .string(op.httpMethod)
-            o["parameters"] = .array(op.parameters.map { p in
-                var q = JSONObject()
-                q["name"] = .string(p.name)
-                q["type"] = .string(typeName(p.type))
-                return .object(q)
-            })
-            o["returns"] = op.returnType.map { .string(typeName($0)) } ?? .null
-            if let set = op.entitySet { o["entitySet"] = .string(set) }
-            operations.append(.object(o))
-        }
-        out["operations"] = .array(operations)
-        return out
-    }
-
-    static func typeName(_ t: TypeReference) -> String { t.isCollection ? "Collection(\(t.name))" : t.name }
 
     /// One table row: lists become short text (names only for properties and parameters).
     static func flat(_ value: JSONValue) -> JSONValue {

@@ -405,6 +405,10 @@ def test_reopen_with_the_server_stopped(kind, tmp_path):
                 resp, _ = answer(store, p)
                 assert resp.is_local and resp.json() == expected[p], p
             assert store.read("Products(50)")["Stock"] == seed.BIG_INT64_BASE + 50  # typed from the file's model
+            model = store.model  # the file's model, with the service gone
+            assert model["odataVersion"] == ("4.0" if kind == "v4" else "2.0")
+            assert "Products" in {s["name"] for s in model["entitySets"]}
+            assert b'Name="Products"' in store.read("$metadata")
             assert store.offline_info().defining_requests == info.defining_requests
             with pytest.raises(odatastore.UnsupportedError):
                 store.call("TotalStock")  # not an OfflineError: never sent

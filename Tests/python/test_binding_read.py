@@ -109,6 +109,25 @@ def test_metadata_document(store):
     assert "xml" in (req.response.header("Content-Type") or "") and not req.response.is_local
 
 
+
+def test_model(store):
+    """store.model: ods_store_model_json's summary of $metadata as a new dict each time."""
+    model = store.model
+    assert model["odataVersion"] == ("4.0" if store.odata_version == 4 else "2.0")
+    sets = {s["name"]: s for s in model["entitySets"]}
+    products = sets["Products"]
+    assert products["kind"] == "entitySet" and products["key"] == ["ID"]
+    types = {p["name"]: p["type"] for p in products["properties"]}
+    assert types["Price"] == "Edm.Decimal" and types["Stock"] == "Edm.Int64" and types["UUID"] == "Edm.Guid"
+    assert any(n["name"] == "Category" and n["collection"] is False for n in products["navigation"])
+    assert "ProductsByRating" in {o["name"] for o in model["operations"]}
+    model["entitySets"].clear()
+    assert store.model["entitySets"]  # a new dict: the caller's changes stay the caller's
+    with odatastore.Store("http://127.0.0.1:1/odata/", connect_timeout=5) as unreachable:
+        with pytest.raises(odatastore.StateError):
+            unreachable.model
+
+
 def test_function_import(store):
     path = "ProductsByRating(rating=4)" if store.odata_version == 4 else "ProductsByRating?rating=4"
     rows = store.call(path)

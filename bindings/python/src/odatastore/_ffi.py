@@ -347,6 +347,7 @@ _SIGNATURES: dict[str, tuple[Any, list[Any]]] = {
     "ods_entity_get_bool": (c_int, [ctypes.POINTER(c_int), c_void_p, c_char_p]),
     "ods_url_check": (c_int, [ctypes.POINTER(c_void_p), c_char_p, c_char_p, c_size_t, c_int, c_char_p]),
     "ods_store_check_url": (c_int, [ctypes.POINTER(c_void_p), c_void_p, c_char_p]),
+    "ods_store_model_json": (c_int, [ctypes.POINTER(c_void_p), c_void_p]),
 }
 
 

@@ -2221,6 +2221,20 @@ class Store:
         with self._use():
             return _errors.check(self._lib, self._lib.ods_store_odata_version(self._handle))
 
+    @property
+    def model(self) -> dict[str, Any]:
+        """What the service's $metadata declares, as a new dict each time
+        (``ods_store_model_json``; the summary ``odatastore metadata`` prints, docs/cli.md):
+        ``odataVersion``, ``container``, ``entitySets`` (name, kind, entityType, key,
+        properties with their Edm types, navigation) and ``operations``. An offline store's is
+        its file's. :class:`StateError` until the store has its $metadata (see
+        :meth:`wait_open`)."""
+        out = ctypes.c_void_p()
+        with self._use():
+            _errors.check(self._lib, self._lib.ods_store_model_json(ctypes.byref(out), self._handle))
+        result: dict[str, Any] = json.loads(_ffi.take_owned_string(self._lib, out.value))
+        return result
+
     def wait_open(self, timeout: Optional[float] = None) -> None:
         """Waits until the store is open (offline: its first download done); raises the
         opening error if it failed (or the exception ``on_progress`` raised), or
