@@ -153,6 +153,18 @@ def test_expand_types_nested_entities(store):
     one = store.read("Products(12)?$expand=Category")
     assert one["Category"]["Name"] == "Condiments"
     assert dict(one)["ID"] == 12 and type(one["Price"]) is decimal.Decimal
+    # A to-many expansion inside a collection is typed as in one entity's (V2: by the
+    # declared types of the navigation's target, store.model; V4: $expand=N($orderby=P))
+    rows = store.read("Categories?$expand=Products&$top=3&$orderby=ID")
+    single = store.read("Categories(2)?$expand=Products")
+    assert [c["ID"] for c in rows] == [1, 2, 3]
+    by_id = {p["ID"]: p for p in rows[1]["Products"]}
+    for p in single["Products"]:
+        got = by_id[p["ID"]]
+        assert {k: (v, type(v)) for k, v in got.items()} == {k: (v, type(v)) for k, v in p.items()}, p["ID"]
+    nested = rows[0]["Products"][0]
+    assert type(nested["Price"]) is decimal.Decimal and type(nested["Stock"]) is int
+    assert isinstance(nested["UUID"], uuid.UUID)
 
 
 def test_select_types_what_is_there(store):

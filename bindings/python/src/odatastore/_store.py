@@ -2693,6 +2693,12 @@ class Store:
             return None
         return result
 
+    def _model_json(self) -> Optional[dict[str, Any]]:
+        try:
+            return self.model
+        except StateError:
+            return None
+
     def _typecache(self) -> Optional[_values.TypeCache]:
         if not self.typed:
             return None
@@ -2707,7 +2713,12 @@ class Store:
             def checked(url: str) -> Optional[dict[str, Any]]:
                 method = check()
                 return method(url) if method is not None else None
-            self._types = _values.TypeCache(checked, version)
+
+            def model() -> Optional[dict[str, Any]]:
+                method = summary()
+                return method() if method is not None else None
+            summary = weakref.WeakMethod(self._model_json)
+            self._types = _values.TypeCache(checked, version, model)
         return self._types
 
     def _type_response(self, request: Request, response: Response) -> None:

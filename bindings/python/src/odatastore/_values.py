@@ -378,9 +378,14 @@ class TypeCache:
     """Edm types of response properties, found with ``check`` (ods_store_check_url) and
     cached per path shape. Thread-safe: entries are only ever added (a race checks twice)."""
 
-    def __init__(self, check: Callable[[str], Optional[dict[str, Any]]], odata_version: int) -> None:
+    def __init__(self, check: Callable[[str], Optional[dict[str, Any]]], odata_version: int,
+                 model: Optional[Callable[[], Optional[dict[str, Any]]]] = None) -> None:
         self._check = check
         self._version = odata_version
+        self._model = model  # the store's model summary (ods_store_model_json), asked once
+        # entity set -> (navigation name -> target type), entity type -> property types
+        self._navigation: Optional[dict[str, dict[str, str]]] = None
+        self._declared: dict[str, dict[str, str]] = {}
         self._types: dict[tuple[str, str], Optional[str]] = {}
         # request path -> (path without query, its non-system options, the shape key)
         self._paths: dict[str, tuple[str, str, str]] = {}
@@ -535,9 +540,41 @@ class TypeCache:
                 def nested(exprs: list[str], n: str = name) -> str:
                     return base + "$expand=" + n + "($orderby=" + ",".join(exprs) + ")"
                 self._type_level(shape, inner, nested, "", head, params, False, name, True)
+            elif "(" not in head and "/" not in head:
+                # V2, a collection of a set: no URL has the expansion's own options, so the
+                # declared types of the navigation's target (the store's model) type it
+                self._type_declared(head, name, inner)
             else:  # V2 has no nested options: the navigation's own path, when it is one entity's
                 nav = head + "/" + name + "?" + (params + "&" if params else "")
 
                 def nested_v2(exprs: list[str], url: str = nav) -> str:
                     return url + "$orderby=" + ",".join(exprs)
                 self._type_level(shape, inner, nested_v2, "", head, params, False, name)
+
+    def _load_model(self) -> dict[str, dict[str, str]]:
+        """Navigation targets per entity set and property types per entity type, from the
+        model summary (empty when the store has none)."""
+        navigation = self._navigation
+        if navigation is None:
+            navigation = {}
+            summary = self._model() if self._model is not None else None
+            for entity_set in (summary or {}).get("entitySets", []):
+                navigation[entity_set["name"]] = {n["name"]: n["target"] for n in entity_set.get("navigation", [])}
+                self._declared[entity_set["entityType"]] = {p["name"]: p["type"] for p in entity_set.get("properties", [])}
+            self._navigation = navigation
+        return navigation
+
+    def _type_declared(self, entity_set: str, navigation: str, entities: Sequence[dict[str, Any]]) -> None:
+        """Converts, in place, the primitive values of ``entities`` (expanded through
+        ``navigation`` of ``entity_set``) by the declared types of the navigation's target."""
+        target = self._load_model().get(entity_set, {}).get(navigation)
+        types = self._declared.get(target or "", {})
+        convs = [(n, f) for n, t in types.items() if (f := converter_for(t)) is not None]
+        for e in entities:
+            for n, f in convs:
+                v = e.get(n)
+                if v is not None and not isinstance(v, (dict, list)):
+                    try:
+                        e[n] = f(v)
+                    except (ValueError, TypeError, decimal.InvalidOperation):
+                        pass
