@@ -76,9 +76,6 @@ public func ods_store_check_url(_ out: UnsafeMutablePointer<UnsafeMutablePointer
         guard let out else { throw nullArgument("out") }
         guard let store = Handle.store(handle) else { throw nullArgument("store") }
         let urlString = try CString.required(url, "url")
-        guard let model = store.model else {
-            throw ODataStoreError(.invalidState, "the store has no $metadata yet (state \(store.state))")
-        }
-        try check(out, url: urlString, model: model, version: store.odataVersion, serviceRoot: store.options.serviceRoot)
+        try check(out, url: urlString, model: try loadedModel(of: store), version: store.odataVersion, serviceRoot: store.options.serviceRoot)
     }
 }

@@ -96,3 +96,5 @@ def test_refusals(service, tmp_path):
             store.observe("Products(1)", lambda s, c: None)
         with pytest.raises(odatastore.NotFoundError):
             store.observe("Nope", lambda s, c: None)
+        with pytest.raises(odatastore.InvalidArgumentError, match="NUL"):  # C would cut it at the NUL
+            store.observe("Products\0junk", lambda s, c: None)

@@ -26,7 +26,7 @@ extension OfflineEngine {
         if job.mode == .read, ErrorArchiveName.matches(job.path, serviceRoot: root, model: model) { return true }
         // The file's $metadata is the one the store works with (the service's may be newer:
         // route = online asks it).
-        if job.mode == .read, ResourceTarget(path: job.path, serviceRoot: root).isMetadata { return true }
+        if job.mode == .read, ResourceTarget.isMetadata(job.path, serviceRoot: root) { return true }
         do throws(ODataStoreError) {
             var request = try ResolvedPath.parse(job.path, model: model, serviceRoot: root)
             if job.mode == .read {

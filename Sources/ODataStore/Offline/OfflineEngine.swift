@@ -235,7 +235,7 @@ final class OfflineEngine: RequestEngine, ServiceSessionOwner {
                 let scope = state.withLock { $0.scope }
                 if job.mode == .read, ErrorArchiveName.matches(job.path, serviceRoot: session.serviceRoot, model: file.model) {
                     result = .success(try errorArchiveResponse(file: file, path: DefiningRequest.relative(job.path, serviceRoot: session.serviceRoot)))
-                } else if job.mode == .read, ResourceTarget(path: job.path, serviceRoot: session.serviceRoot).isMetadata {
+                } else if job.mode == .read, ResourceTarget.isMetadata(job.path, serviceRoot: session.serviceRoot) {
                     result = .success(Self.metadataResponse(file))
                 } else if job.mode == .read {
                     var reader = LocalReader(file: file, scope: scope, serviceRoot: session.serviceRoot)

@@ -106,7 +106,7 @@ final class OnlineExchange: EngineTask {
             }
         }
 
-        if method == "GET", job.mode == .read, target.isMetadata {
+        if method == "GET", job.mode == .read, ResourceTarget.isMetadata(job.path, serviceRoot: engine.serviceRoot) {
             // The CSDL document as the service has it now: XML, given back as received (the
             // OData JSON Accept of a read got 406 from pyslet and odatapy).
             let headers = ServiceSession.applying([("Accept", "application/xml")] + job.headers, to: service.rawReadHeaders)

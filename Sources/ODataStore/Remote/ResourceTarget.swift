@@ -12,8 +12,6 @@ struct ResourceTarget {
     var hasMoreSegments: Bool
     /// True for `/$count` and `/$value` requests, which answer with raw text or media.
     var isRawValue: Bool
-    /// True for `$metadata` itself (query options allowed): the service's CSDL document, XML.
-    var isMetadata: Bool { firstSegment == "$metadata" && !hasMoreSegments }
 
     init(path: String, serviceRoot: String) {
         // UTF-8 bytes, not Characters: the path's structure is ASCII ('/', '(', ')', '\'', '?'),
@@ -60,6 +58,27 @@ struct ResourceTarget {
         let resource = UnsafeBufferPointer(rebasing: p[i..<end])
         let raw = hasSuffix(resource, "/$count") || hasSuffix(resource, "/$value")
         return (name, more, raw)
+    }
+
+    /// True when `path` (relative, or a full URL under `serviceRoot`) is `$metadata` itself,
+    /// query options allowed: the service's CSDL document (XML), not an OData payload. A byte
+    /// comparison, cheap enough for every request the engines and the mixed router see.
+    static func isMetadata(_ path: String, serviceRoot: String) -> Bool {
+        var path = path
+        var root = serviceRoot
+        return path.withUTF8 { p in
+            root.withUTF8 { r in
+                var i = 0
+                if p.count >= r.count, let pb = p.baseAddress, let rb = r.baseAddress, memcmp(pb, rb, r.count) == 0 {
+                    i = r.count
+                }
+                while i < p.count, p[i] == UInt8(ascii: "/") { i += 1 }
+                let name: StaticString = "$metadata"
+                let n = name.utf8CodeUnitCount
+                guard p.count - i >= n, let pb = p.baseAddress, memcmp(pb + i, name.utf8Start, n) == 0 else { return false }
+                return p.count == i + n || p[i + n] == UInt8(ascii: "?")
+            }
+        }
     }
 
     private static func hasSuffix(_ bytes: UnsafeBufferPointer<UInt8>, _ suffix: StaticString) -> Bool {

@@ -843,7 +843,8 @@ class LogonPrompt:
 
     def basic(self, username: str, password: str) -> None:
         """Answers with HTTP Basic credentials."""
-        self._reply(lambda h: self._store._lib.ods_store_logon_basic(h, self.id, _c(username, "username"), _c(password, "password")))
+        self._reply(lambda h: self._store._lib.ods_store_logon_basic(h, self.id, _c(username, "username"),
+                                                                     _c(password, "password")))
 
     def bearer(self, token: str) -> None:
         """Answers with ``Authorization: Bearer <token>``."""
@@ -1488,10 +1489,10 @@ class Request:
         one C call (ods_request_submit); returns its future."""
         self = _new_object(cls)
         key = self._begin(store, mode, path)
-        try:
-            c_path = path.encode("utf-8") if "\0" not in path else _c(path, "path")  # _c raises
+        try:  # what _c does, inlined: it raises InvalidArgumentError for a NUL or a lone surrogate
+            c_path = path.encode("utf-8") if "\0" not in path else _c(path, "path")
         except UnicodeEncodeError:
-            c_path = _c(path, "path")  # raises InvalidArgumentError
+            c_path = _c(path, "path")
         c_body = None if body is None else _c(_body_text(store, path, body), "the request body")
         future = self._future = RequestFuture(self)
         self._started = True

@@ -374,6 +374,19 @@ class _FlatPlan:
         return True
 
 
+def _convert(entities: Sequence[dict[str, Any]], convs: dict[str, Converter]) -> None:
+    """Applies ``convs`` (property name -> converter) to ``entities`` in place; a value not in
+    its type's expected form is kept as sent (a converter leaves objects and lists alone)."""
+    for e in entities:
+        for n, f in convs.items():
+            v = e.get(n)
+            if v is not None:
+                try:
+                    e[n] = f(v)
+                except (ValueError, TypeError, decimal.InvalidOperation):
+                    pass
+
+
 class TypeCache:
     """Edm types of response properties, found with ``check`` (ods_store_check_url) and
     cached per path shape. Thread-safe: entries are only ever added (a race checks twice)."""
@@ -517,15 +530,7 @@ class TypeCache:
                 if len(self._plans) >= _PLANS_KEPT:
                     self._plans.clear()
                 self._plans[plan_key] = _FlatPlan(tuple(convs.items()), watch)
-            if convs:
-                for e in entities:
-                    for n, f in convs.items():
-                        v = e.get(n)
-                        if v is not None:
-                            try:
-                                e[n] = f(v)
-                            except (ValueError, TypeError, decimal.InvalidOperation):
-                                pass
+            _convert(entities, convs)
         for name in objects:  # complex values and expanded to-one navigation: $orderby=N/P
             inner = [e[name] for e in entities if isinstance(e.get(name), dict)]
             self._type_level(shape, inner, url_for, prefix + name + "/", head, params, False, expand, in_expand)
@@ -569,12 +574,4 @@ class TypeCache:
         ``navigation`` of ``entity_set``) by the declared types of the navigation's target."""
         target = self._load_model().get(entity_set, {}).get(navigation)
         types = self._declared.get(target or "", {})
-        convs = [(n, f) for n, t in types.items() if (f := converter_for(t)) is not None]
-        for e in entities:
-            for n, f in convs:
-                v = e.get(n)
-                if v is not None and not isinstance(v, (dict, list)):
-                    try:
-                        e[n] = f(v)
-                    except (ValueError, TypeError, decimal.InvalidOperation):
-                        pass
+        _convert(entities, {n: f for n, t in types.items() if (f := converter_for(t)) is not None})
