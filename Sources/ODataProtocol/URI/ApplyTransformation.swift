@@ -113,7 +113,7 @@ extension ExpressionParser {
         case "orderby":
             t = .orderBy(try parseOrderByItems())
         case "top", "skip":
-            guard case .literal(.integer(let text)) = current.kind, !text.hasPrefix("-"), let n = Int(text) else {
+            guard case .literal(.integer(let text)) = current.kind, let n = ResourceRequestParser.saturatingCount(text.utf8) else {
                 throw error("a non-negative integer for \(name)")
             }
             try advance()

@@ -73,7 +73,7 @@ extension ExpressionParser {
 
     /// A non-negative integer literal token.
     mutating func parseNonNegativeInteger(_ option: String) throws(URLParseError) -> Int {
-        guard case .literal(.integer(let t)) = current.kind, !t.hasPrefix("-"), let v = Int(t) else {
+        guard case .literal(.integer(let t)) = current.kind, let v = ResourceRequestParser.saturatingCount(t.utf8) else {
             throw error("a non-negative integer for \(option)")
         }
         try advance()

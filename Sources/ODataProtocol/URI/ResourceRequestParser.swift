@@ -386,11 +386,9 @@ public struct ResourceRequestParser: Sendable {
                 var p = SearchParser(value.bytes, from: 0, to: value.bytes.count, encoded: value.encoded, limits: limits)
                 options.search = try p.parseAll()
             case "$top"?, "$skip"?:
-                guard let n = Self.nonNegativeInteger(value.bytes) else {
-                    if !value.bytes.isEmpty, value.bytes.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) {
-                        // 19 digits and more: beyond what the sums of $skip and $top may reach.
-                        throw URLParseError("\(name) is too large (at most 18 digits)", at: 0)
-                    }
+                // The ABNF's 1*DIGIT has no bound: a count beyond Int.max means as many as
+                // there are (the service answers it), so it is kept as Int.max.
+                guard let n = Self.saturatingCount(value.bytes) else {
                     throw URLParseError("expected a non-negative integer for \(name)", at: hasEquals ? 0 : -1)
                 }
                 if system == "$top" { options.top = n } else { options.skip = n }
@@ -455,6 +453,20 @@ public struct ResourceRequestParser: Sendable {
         for (name, start) in starts.sorted(by: { $0.value < $1.value }) where name.hasPrefix("$") && !allowed.contains(name) {
             throw URLParseError(cast ? "\(name) is not allowed with $entity" : "\(name) with $entity needs a type cast ($entity/NS.Type)", at: start)
         }
+    }
+
+    /// The digits `b` as a count ($top, $skip), Int.max when they are more than that; nil
+    /// unless `b` is one or more ASCII digits.
+    static func saturatingCount<Digits: Collection<UInt8>>(_ b: Digits) -> Int? {
+        guard !b.isEmpty else { return nil }
+        var n = 0
+        for d in b {
+            guard d >= 0x30 && d <= 0x39 else { return nil }
+            let (times10, o1) = n.multipliedReportingOverflow(by: 10)
+            let (sum, o2) = times10.addingReportingOverflow(Int(d &- 0x30))
+            n = o1 || o2 ? Int.max : sum
+        }
+        return n
     }
 
     static func nonNegativeInteger(_ b: [UInt8]) -> Int? {

@@ -238,13 +238,18 @@ struct LocalReader {
             }
             tokenOffset = n
         }
-        var limit: Int? = o.top.map { max($0 - tokenOffset, 0) }
+        let remaining: Int? = o.top.map { max($0 - tokenOffset, 0) }  // of $top, after the pages before
+        var limit = remaining
         if let pageSize { limit = min(limit ?? Int.max, pageSize) }
         let order = try orderBy(o, table: table, alias: "t0", &params)
         var sql = "SELECT \(EntityJSON.selectList(table, alias: "t0")) FROM \(table.quoted) t0 WHERE \(whereSQL) ORDER BY \(order)"
-        // One row more than a page tells whether another page follows.
-        let fetch = limit.map { pageSize != nil && $0 == pageSize ? $0 + 1 : $0 }
-        sql += " LIMIT \(params.bind(.integer(Int64(fetch ?? -1)))) OFFSET \(params.bind(.integer(Int64((o.skip ?? 0) + tokenOffset))))"
+        // One row more than a full page tells whether another page follows, unless $top ends
+        // with this page (a next link would lead to an empty page the service does not give).
+        let probesNext = pageSize != nil && limit == pageSize && (remaining ?? Int.max) > limit!
+        let fetch = limit.map { probesNext ? $0 + 1 : $0 }
+        // $skip and the token are each at most Int.max (a hostile token too): their sum saturates.
+        let (offset, overflow) = (o.skip ?? 0).addingReportingOverflow(tokenOffset)
+        sql += " LIMIT \(params.bind(.integer(Int64(fetch ?? -1)))) OFFSET \(params.bind(.integer(Int64(overflow ? Int.max : offset))))"
 
         var out: [UInt8] = []
         out.reserveCapacity(4096)
@@ -259,7 +264,7 @@ struct LocalReader {
             defer { s.reset() }
             try s.bind(params.values)
             while try s.step() {
-                if let pageSize, ranges.count == pageSize, limit == pageSize {
+                if probesNext, ranges.count == limit {
                     more = true
                     break
                 }
