@@ -62,6 +62,11 @@ struct ChangeQueue {
         try connection.run("UPDATE ods_queue SET mode = ?2, properties = ?3 WHERE id = ?1", [.integer(id), .integer(operation.rawValue), p])
     }
 
+    /// Sets the If-Match a change is sent with (`*` when the app asked for any version).
+    func setETag(id: Int64, _ etag: String) throws(SQLiteError) {
+        try connection.run("UPDATE ods_queue SET etag = ?2 WHERE id = ?1", [.integer(id), .text(etag)])
+    }
+
     /// Records the first attempt to send a change (kept across restarts: Repeatability-First-Sent).
     func markSent(id: Int64, at time: String) throws(SQLiteError) {
         try connection.run("UPDATE ods_queue SET first_sent = coalesce(first_sent, ?2) WHERE id = ?1", [.integer(id), .text(time)])

@@ -539,8 +539,9 @@ final class Upload: Sendable {
         }
         if change.operation != .delete, let etag {
             // Changes of the entity queued while this one was on its way were made on the
-            // version this one replaced: they go with the version the service answered.
-            try c.run("UPDATE ods_queue SET etag = ?3 WHERE tbl = ?1 AND rid = ?2 AND id > ?4 AND etag IS ?5",
+            // version this one replaced: they go with the version the service answered (those
+            // sent with If-Match: * keep it).
+            try c.run("UPDATE ods_queue SET etag = ?3 WHERE tbl = ?1 AND rid = ?2 AND id > ?4 AND etag IS ?5 AND etag IS NOT '*'",
                       [.integer(change.table), .integer(change.rid), .text(etag), .integer(change.id), change.etag.map { .text($0) } ?? .null])
         }
         try ChangeQueue(connection: c).remove(id: change.id)

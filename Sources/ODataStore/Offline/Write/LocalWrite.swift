@@ -232,7 +232,11 @@ struct LocalWrite {
 
     private func update(_ resolved: ResolvedPath, path: String, body: JSONObject, replace: Bool, etag: String?) throws -> Response {
         let (table, row) = try target(resolved, path: path)
-        try checkETag(etag ?? body["@odata.etag"]?.stringValue, row: row, path: path)
+        let ifMatch = etag ?? body["@odata.etag"]?.stringValue
+        try checkETag(ifMatch, row: row, path: path)
+        // If-Match: * (any version) goes to the service as the app sent it, not as the version
+        // the store holds: the service may have moved on since the last download.
+        let queuedETag = ifMatch == "*" ? "*" : row.etag
         var values = try Self.properties(body, table: table, model: model)
         // Keys may be repeated in the body, not changed.
         let keyValues = try Self.keyValues(of: row.rid, table: table, connection: file.connection)
@@ -257,9 +261,10 @@ struct LocalWrite {
             let operation: QueuedChange.Operation = replace || last.operation == .replace ? .replace : .merge
             try queue.update(id: last.id, operation: operation,
                              properties: operation == .replace ? nil : Array(Set((last.properties ?? []) + changed)).sorted())
+            if queuedETag == "*" { try queue.setETag(id: last.id, "*") }
         } else {
             _ = try queue.append(QueuedChange(id: 0, operation: replace ? .replace : .merge, table: tableID, rid: row.rid, path: path,
-                                              properties: replace ? nil : changed, etag: row.etag, repeatabilityID: RandomUUID.make()))
+                                              properties: replace ? nil : changed, etag: queuedETag, repeatabilityID: RandomUUID.make()))
         }
         if row.state != .error { try setState(table, row.rid, .pending) }
         return Self.noContent(model)
@@ -278,12 +283,14 @@ struct LocalWrite {
             for c in unsent { try queue.remove(id: c.id) }
             try file.connection.run("DELETE FROM ods_local_keys WHERE tbl = ?1 AND rid = ?2", [.integer(tableID), .integer(row.rid)])
         } else {
+            // If-Match: * from this delete, or from an update it replaces, goes as sent.
+            let queuedETag = etag == "*" || unsent.contains(where: { $0.etag == "*" }) ? "*" : row.etag
             for c in unsent where c.operation == .merge || c.operation == .replace { try queue.remove(id: c.id) }
             let key = try Self.keyValues(of: row.rid, table: table, connection: file.connection)
             var o = JSONObject()
             for (c, k) in zip(table.keyColumns, key) { o[c.pathText] = Self.json(k, column: c) }
             _ = try queue.append(QueuedChange(id: 0, operation: .delete, table: tableID, rid: row.rid, path: path,
-                                              entityKey: JSONValue.object(o).serialized(), etag: row.etag,
+                                              entityKey: JSONValue.object(o).serialized(), etag: queuedETag,
                                               repeatabilityID: RandomUUID.make()))
         }
         try Self.removeRow(table, rid: row.rid, file: file)
