@@ -1,3 +1,5 @@
+import ODataProtocol
+
 /// How a property's values are stored in SQLite, chosen so that SQL comparisons and sorting
 /// follow OData's rules (see `SQLFunctions` for the collations).
 enum ColumnKind: String, Sendable, Hashable {
@@ -84,6 +86,9 @@ struct Column: Sendable, Hashable {
     /// base types, or a derived type for properties only derived entities have. Members of a
     /// flattened complex property share their property's declaring type.
     let declaringType: String
+    /// The facets its property states (MaxLength, Precision, Scale), which local writes
+    /// are checked against (`PrimitiveValueCheck`).
+    var facets = PrimitiveValueCheck.Facets()
 
     /// The SQL column type and collation: the kind's, except that GUIDs compare without
     /// ASCII case (`NOCASE`: hex digits) and times of day as times (`ODS_TIMEOFDAY`), so the

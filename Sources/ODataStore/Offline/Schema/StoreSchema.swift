@@ -1,3 +1,5 @@
+import ODataProtocol
+
 /// The tables of an offline store, derived from `$metadata` alone (deterministically: the
 /// same document always gives the same names), so a store file reopened with its stored
 /// metadata finds its tables again.
@@ -215,7 +217,8 @@ final class StoreSchema: Sendable {
             let isKey = keyPaths[pathText] != nil
             func column(_ kind: ColumnKind, _ edm: EdmPrimitiveKind?) -> Column {
                 Column(sqlName: names.claim(pathText), path: path, kind: kind, edm: edm, typeName: typeName,
-                       isCollection: ref.isCollection, nullable: ref.nullable, isKey: isKey, declaringType: declaringType)
+                       isCollection: ref.isCollection, nullable: ref.nullable, isKey: isKey, declaringType: declaringType,
+                       facets: PrimitiveValueCheck.Facets(ref))
             }
             if ref.isCollection {
                 columns.append(column(.json, model.primitiveKind(of: typeName)))

@@ -1,3 +1,5 @@
+import ODataProtocol
+
 /// Local changes: CREATE, UPDATE (PUT replaces, MERGE/PATCH merge) and DELETE applied to the
 /// store file and appended to the upload queue in ONE transaction (the caller's), so a change
 /// the app was told about is never lost and never half-made. Local reads see it at once; the
@@ -378,7 +380,8 @@ struct LocalWrite {
         return out
     }
 
-    /// A value fits its column (what the service would accept).
+    /// A value fits its column (what the service would accept): its Edm type's values and
+    /// the facets the property states (`PrimitiveValueCheck`).
     static func check(_ v: JSONValue, _ c: Column, table: EntityTable) throws(ODataStoreError) {
         func bad() -> ODataStoreError {
             ODataStoreError(.http, "\(c.pathText) of \(table.entitySet) is \(c.typeName); \(v.serialized().prefix(40)) does not fit", httpStatus: 400)
@@ -386,6 +389,9 @@ struct LocalWrite {
         if v == .null {
             if !c.nullable && c.kind != .presence { throw ODataStoreError(.http, "\(c.pathText) of \(table.entitySet) cannot be null", httpStatus: 400) }
             return
+        }
+        if let edm = c.edm, !c.isCollection, let why = PrimitiveValueCheck.problem(v, kind: edm, facets: c.facets) {
+            throw ODataStoreError(.http, "\(c.pathText) of \(table.entitySet) is \(c.typeName); \(v.serialized().prefix(40)) is \(why)", httpStatus: 400)
         }
         switch c.kind {
         case .integer:
