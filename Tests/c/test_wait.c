@@ -7,6 +7,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <odatastore.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +23,7 @@ typedef struct inside {
     ods_test_waiter waiter;
     ods_store *store;
     ods_request *other;
-    int wait_rc, execute_rc, close_rc;
+    int wait_rc, other_rc, execute_rc, close_rc;
     ods_response *execute_out;
 } inside;
 
@@ -32,6 +33,8 @@ static void try_waiting_inside(ods_request *request, const ods_response *respons
     (void)response;
     (void)error;
     in->wait_rc = ods_request_wait(request, -1);
+    /* also a request that has ended: refused alike, not OK by the timing */
+    in->other_rc = ods_request_wait(in->other, 0);
     in->execute_out = (ods_response *)1;
     in->execute_rc = ods_store_execute(&in->execute_out, in->store, ODS_READ, "Products(1)", NULL, 1000);
     in->close_rc = ods_store_close(in->store);
@@ -101,6 +104,18 @@ static void check_mode(int dispatch) {
     ODS_CHECK_OK(ods_request_wait(req, -1));
     ODS_CHECK_INT_EQ(ods_request_get_state(req), ODS_REQUEST_FINISHED);
     ods_request_free(req);
+    /* "No limit" written as the largest timeout: waits (it used to overflow the deadline
+     * and trap), for a wait and for execute alike. */
+    ODS_CHECK(ods_test_proxy_add_fault(proxy, "mode=slow&delay_ms=300&match=Products(7)") == 0);
+    ODS_CHECK_OK(ods_request_new(&req, store, ODS_READ, "Products(7)", NULL));
+    ODS_CHECK_OK(ods_request_start(req));
+    ODS_CHECK_OK(ods_request_wait(req, LONG_MAX));
+    ODS_CHECK_INT_EQ(ods_request_get_state(req), ODS_REQUEST_FINISHED);
+    ods_request_free(req);
+    ODS_CHECK(ods_test_proxy_add_fault(proxy, "mode=slow&delay_ms=300&match=Products(9)") == 0);
+    ODS_CHECK_OK(ods_store_execute(&resp, store, ODS_READ, "Products(9)", NULL, LONG_MAX));
+    ODS_CHECK_INT_EQ(ods_response_status(resp), 200);
+    ods_response_free(resp);
     /* execute cancels what it gave up on. */
     ODS_CHECK(ods_test_proxy_add_fault(proxy, "mode=slow&delay_ms=1500&match=Products(8)") == 0);
     ODS_CHECK_INT_EQ(ods_store_execute(&resp, store, ODS_READ, "Products(8)", NULL, 50), ODS_ETIMEOUT);
@@ -110,9 +125,14 @@ static void check_mode(int dispatch) {
     memset(&in, 0, sizeof in);
     ods_test_waiter_init(&in.waiter);
     in.store = store;
+    ODS_CHECK_OK(ods_request_new(&in.other, store, ODS_READ, "Products(3)", NULL));
+    ODS_CHECK_OK(ods_request_start(in.other));
+    ODS_CHECK_OK(ods_request_wait(in.other, 60000));
     ODS_CHECK_OK(ods_store_schedule(NULL, store, ODS_READ, "Products(2)", NULL, try_waiting_inside, &in));
     ods_test_wait(store, &in.waiter, 1, 60000);
     ODS_CHECK_INT_EQ(in.wait_rc, ODS_ESTATE);
+    ODS_CHECK_INT_EQ(in.other_rc, ODS_ESTATE);
+    ods_request_free(in.other);
     ODS_CHECK_INT_EQ(in.execute_rc, ODS_ESTATE);
     ODS_CHECK(in.execute_out == NULL);
     ODS_CHECK_INT_EQ(in.close_rc, ODS_ESTATE);

@@ -56,7 +56,11 @@ enum MonotonicClock {
         return UInt64(ts.tv_sec) * 1_000_000_000 + UInt64(ts.tv_nsec)
     }
 
+    /// `ms` from now; saturates (a caller's "wait forever" such as LONG_MAX milliseconds is
+    /// the end of the clock, never an overflow trap).
     static func deadline(afterMilliseconds ms: Int) -> UInt64 {
-        now() + UInt64(max(ms, 0)) * 1_000_000
+        let (nanoseconds, o1) = UInt64(max(ms, 0)).multipliedReportingOverflow(by: 1_000_000)
+        let (deadline, o2) = now().addingReportingOverflow(nanoseconds)
+        return o1 || o2 ? UInt64.max : deadline
     }
 }

@@ -142,10 +142,12 @@ public final class Request: Sendable {
     /// started, or when called from a callback of its store (it would wait for itself).
     public func wait(timeoutMilliseconds: Int) throws(ODataStoreError) -> Bool {
         if state == .new { throw .state("the request was not started") }
-        if isDelivered { return true }
+        // Refused from a callback whether or not the request has ended by then: the same
+        // call must not succeed or fail with the timing.
         if store.isInCallback {
             throw .state("a request cannot be waited for from a callback of its store (the callback would wait for itself)")
         }
+        if isDelivered { return true }
         let deadline = timeoutMilliseconds >= 0 ? MonotonicClock.deadline(afterMilliseconds: timeoutMilliseconds) : nil
         if store.options.dispatch == .queue {
             while !isDelivered {
@@ -153,7 +155,7 @@ public final class Request: Sendable {
                 if let deadline {
                     let now = MonotonicClock.now()
                     if now >= deadline { return false }
-                    remaining = Int((deadline - now + 999_999) / 1_000_000)
+                    remaining = Int((deadline - now) / 1_000_000) + 1  // rounded up; at most ~1.8e13
                 }
                 do {
                     _ = try store.dispatch(timeoutMilliseconds: remaining, until: { self.isDelivered })
