@@ -52,3 +52,46 @@ def test_an_embedded_escaped_nul_is_data_not_an_error(v4_proxy):
             assert store.read("Products(1)")["Name"] == "a\x00b"
         finally:
             v4_proxy.clear()
+
+
+TEXT = [["Content-Type", "text/plain"], ["OData-Version", "4.0"]]
+
+
+@pytest.mark.parametrize("body", ["twelve", "-5", "", "+3", "1.5", "99999999999999999999", "7" + " " * 100])
+def test_a_count_that_is_not_a_non_negative_integer_is_a_protocol_error(v4_proxy, body):
+    # /$count answers a non-negative 64-bit integer, as @odata.count must be (which was
+    # already checked); "twelve", -5 and an empty 200 used to come back as values.
+    with odatastore.Store(v4_proxy.url) as store:
+        store.wait_open(60)
+        v4_proxy.fault(mode="respond", status=200, headers=TEXT, body=body, match="Products/$count", count=1)
+        try:
+            with pytest.raises(odatastore.ProtocolError) as info:
+                store.read("Products/$count")
+            assert "count" in str(info.value) and info.value.http_status == 200
+        finally:
+            v4_proxy.clear()
+        assert store.read("Products/$count") == 300
+        v4_proxy.fault(mode="respond", status=200, headers=TEXT, body=" 42\r\n", match="Products/$count", count=1)
+        try:
+            assert store.read("Products/$count") == 42  # whitespace around it is fine
+        finally:
+            v4_proxy.clear()
+
+
+@pytest.mark.parametrize("link", ["http://elsewhere.example/odata/Products?$skiptoken=2",
+                                  "{ROOT}Products?$select=ID,Name&$skiptoken=\r\n\x1b[31mred",  # on the root: followed once, then repeated
+                                  "//elsewhere.example/odata/Products"])
+def test_a_next_link_that_cannot_be_followed_is_the_services_fault(v4_proxy, link):
+    # Never followed off the service; a protocol error (the service's fault, not the app's
+    # invalid argument), its message free of the link's control characters.
+    page = '{"value":[{"ID":1,"Name":"a"}],"@odata.nextLink":' + __import__("json").dumps(link.replace("{ROOT}", v4_proxy.url)) + "}"
+    with odatastore.Store(v4_proxy.url) as store:
+        store.wait_open(60)
+        v4_proxy.fault(mode="respond", status=200, headers=HEADERS, body=page, match="Products?$select=ID,Name", count=-1)
+        try:
+            with pytest.raises(odatastore.ProtocolError) as info:
+                store.read("Products?$select=ID,Name", all_pages=True)
+            message = str(info.value)
+            assert "next link" in message and not any(ord(c) < 0x20 or ord(c) == 0x7F for c in message), message
+        finally:
+            v4_proxy.clear()

@@ -42,6 +42,8 @@ final class OnlineExchange: EngineTask {
         var modifying: Bool
         /// `/$value` or `/$count`: the answer is raw text or media, not an OData payload.
         var raw: Bool
+        /// A GET of `/$count`: the answer is a non-negative integer (text/plain).
+        var isCount = false
         /// The engine's knowledge of the service when the request was prepared.
         var service: ServiceSession.ServiceState
     }
@@ -117,7 +119,7 @@ final class OnlineExchange: EngineTask {
             // No body and no If-Match: the store's read headers, made once, plus the request's own.
             let headers = ServiceSession.applying(job.headers, to: target.isRawValue ? service.rawReadHeaders : service.readHeaders)
             return Plan(version: version, method: method, url: url, headers: headers, body: [], entitySet: entitySet, entityType: entityType,
-                        target: payloadTarget, modifying: false, raw: target.isRawValue, service: service)
+                        target: payloadTarget, modifying: false, raw: target.isRawValue, isCount: target.isCount, service: service)
         }
         var headers = engine.baseHeaders(version: version)
         headers.append(("Accept", target.isRawValue ? ProtocolHeaders.rawAccept : ProtocolHeaders.accept(version)))
@@ -239,7 +241,7 @@ final class OnlineExchange: EngineTask {
             case .follow:
                 break
             case .repeated:
-                finish(.failure(RequestFailure(error: ODataStoreError(.protocol, "the service sent the same next link twice: \(absolute)"))))
+                finish(.failure(RequestFailure(error: ODataStoreError(.protocol, "the service sent the same next link twice: \(ResponseErrors.printable(absolute, limit: 300))"))))
                 return
             case .tooManyPages(let n):
                 finish(.failure(RequestFailure(error: ODataStoreError(.limit,
@@ -254,7 +256,8 @@ final class OnlineExchange: EngineTask {
                 let nextURL = try RequestURL.make(serviceRoot: engine.serviceRoot, path: absolute)
                 send(plan, url: nextURL, first: false)
             } catch {
-                finish(.failure(RequestFailure(error: error)))
+                // The service's link, not the app's input: a protocol failure (never followed).
+                finish(.failure(RequestFailure(error: ODataStoreError(.protocol, "GET \(job.path): the service's next link cannot be followed: \(error.message)"))))
             }
             return
         }
@@ -281,6 +284,15 @@ final class OnlineExchange: EngineTask {
     // MARK: - Results
 
     private func decode(_ response: HTTPResponse, plan: Plan) throws(ODataStoreError) -> DecodedPayload {
+        if plan.isCount, response.status == 200 {
+            // What the service counted: a non-negative 64-bit integer, as @odata.count must be.
+            let text = String(decoding: response.body.prefix(64), as: UTF8.self).trimmingWhitespace()
+            guard response.body.count <= 64, let n = Int64(text), n >= 0, text.first != "+" else {
+                throw ODataStoreError(.protocol, "the service answered GET \(job.path) with \(response.body.isEmpty ? "an empty body" : "\"\(ResponseErrors.printable(text, limit: 40))\""), not a non-negative 64-bit integer count",
+                                      httpStatus: response.status)
+            }
+            return DecodedPayload(json: "{\"value\":\(n)}", count: n)
+        }
         if response.body.isEmpty || response.status == 204 {
             if response.status == 200, plan.method == "GET", !plan.raw,
                plan.target.expectsEntities(declaredEntityType: plan.entitySet != nil || plan.entityType != nil) {
@@ -418,7 +430,8 @@ extension DecodedPayload {
 
 extension String {
     func trimmingWhitespace() -> String {
-        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t" }
+        // "\r\n" is one Character (a grapheme), equal to neither "\r" nor "\n".
+        let isSpace: (Character) -> Bool = { $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t" || $0 == "\r\n" }
         return String(self.drop(while: isSpace).reversed().drop(while: isSpace).reversed())
     }
 }

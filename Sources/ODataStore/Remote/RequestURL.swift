@@ -11,7 +11,8 @@ enum RequestURL {
     static func make(serviceRoot: String, path: String) throws(ODataStoreError) -> String {
         if isAbsolute(path) {
             let root = serviceRoot.hasSuffix("/") ? serviceRoot : serviceRoot + "/"
-            let shown = URLRedaction.redactingPassword(path)
+            // Control characters shown as spaces: the URL may be a service's next link.
+            let shown = ResponseErrors.printable(URLRedaction.redactingPassword(path), limit: 300)
             guard let rootOrigin = origin(of: root), origin(of: path) == rootOrigin else {
                 throw .invalid("the URL \"\(shown)\" is not on the service's host \(origin(of: root) ?? root)")
             }

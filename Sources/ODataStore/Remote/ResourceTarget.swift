@@ -12,21 +12,24 @@ struct ResourceTarget {
     var hasMoreSegments: Bool
     /// True for `/$count` and `/$value` requests, which answer with raw text or media.
     var isRawValue: Bool
+    /// True for `/$count`: the answer must be a non-negative integer.
+    var isCount: Bool
 
     init(path: String, serviceRoot: String) {
         // UTF-8 bytes, not Characters: the path's structure is ASCII ('/', '(', ')', '\'', '?'),
         // and Character iteration made this ~15,000 instructions per request.
         var path = path
         var root = serviceRoot
-        let (name, more, raw) = path.withUTF8 { p in
+        let (name, more, raw, count) = path.withUTF8 { p in
             root.withUTF8 { r in Self.scan(p, root: r) }
         }
         firstSegment = name
         hasMoreSegments = more
         isRawValue = raw
+        isCount = count
     }
 
-    private static func scan(_ p: UnsafeBufferPointer<UInt8>, root: UnsafeBufferPointer<UInt8>) -> (String?, Bool, Bool) {
+    private static func scan(_ p: UnsafeBufferPointer<UInt8>, root: UnsafeBufferPointer<UInt8>) -> (String?, Bool, Bool, Bool) {
         var i = 0
         if p.count >= root.count, let pb = p.baseAddress, let rb = root.baseAddress, memcmp(pb, rb, root.count) == 0 {
             i = root.count
@@ -56,8 +59,9 @@ struct ResourceTarget {
             k += 1
         }
         let resource = UnsafeBufferPointer(rebasing: p[i..<end])
-        let raw = hasSuffix(resource, "/$count") || hasSuffix(resource, "/$value")
-        return (name, more, raw)
+        let count = hasSuffix(resource, "/$count")
+        let raw = count || hasSuffix(resource, "/$value")
+        return (name, more, raw, count)
     }
 
     /// True when `path` (relative, or a full URL under `serviceRoot`) is `$metadata` itself,

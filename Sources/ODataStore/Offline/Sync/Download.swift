@@ -233,7 +233,7 @@ final class Download: Sendable {
             let absolute = absoluteLink(link)
             let repeated = state.withLock { !$0.visited.insert(absolute).inserted }
             if repeated {
-                return finish(.failure(ODataStoreError(.protocol, "downloading \(definition.path): the service sent the same next link twice (\(absolute))")))
+                return finish(.failure(ODataStoreError(.protocol, "downloading \(definition.path): the service sent the same next link twice (\(ResponseErrors.printable(absolute, limit: 300)))")))
             }
             if pages >= Self.maxPages {
                 return finish(.failure(ODataStoreError(.protocol, "downloading \(definition.path): more than \(Self.maxPages) pages")))
@@ -262,7 +262,8 @@ final class Download: Sendable {
             do {
                 url = try RequestURL.make(serviceRoot: session.serviceRoot, path: nextLink)
             } catch {
-                return finish(.failure(error))
+                // The service's link, not the app's input: a protocol failure (never followed).
+                return finish(.failure(ODataStoreError(.protocol, "downloading \(definition.path): the service's next link cannot be followed: \(error.message)")))
             }
             fetch(target, index: index, url: url, pages: pages, finish)
         } else {
