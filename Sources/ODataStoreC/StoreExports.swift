@@ -141,9 +141,14 @@ public func ods_store_open(_ out: UnsafeMutablePointer<OpaquePointer?>?,
                 }
             }
         }
-        let store = try Store(options: swiftOptions, context: CStoreContext(pointer: context), stateHandler: handler)
-        let handle = OpaquePointer(Unmanaged.passRetained(store).toOpaque())
-        HandleRegistry.addStore(handle)
+        // The handle is live before the first state callback (OPENING may be delivered on
+        // another thread before this call returns, and the app may use the store there).
+        var handle: OpaquePointer?
+        _ = try Store(options: swiftOptions, context: CStoreContext(pointer: context), stateHandler: handler) { store in
+            let made = OpaquePointer(Unmanaged.passRetained(store).toOpaque())
+            HandleRegistry.addStore(made)
+            handle = made
+        }
         out.pointee = handle
     }
 }

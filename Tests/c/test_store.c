@@ -18,12 +18,20 @@ typedef struct states {
     ods_test_waiter waiter;
     ods_store *store_seen;
     int failed_code;
+    int opening_state; /* ods_store_get_state called from the OPENING callback */
+    void *opening_context;
 } states;
 
 static void on_state(ods_store *store, int state, const ods_error *error, void *context) {
     states *s = context;
     static const char *names[] = {"?", "opening", "open", "closing", "closed", "failed"};
     s->store_seen = store;
+    if (state == ODS_STORE_OPENING) {
+        /* The handle is usable from the first callback, which may come before ods_store_open
+         * has returned (it used to be "not a live handle" until then). */
+        s->opening_state = ods_store_get_state(store);
+        s->opening_context = ods_store_context(store);
+    }
     if (state == ODS_STORE_FAILED) {
         ODS_CHECK(error != NULL);
         s->failed_code = error->code;
@@ -56,6 +64,8 @@ static void check_life_cycle(const char *url) {
     ODS_CHECK_INT_EQ(ods_test_waiter_wait(&s.waiter, 2, 10000), 0);
     ODS_CHECK_INT_EQ(ods_store_get_state(store), ODS_STORE_OPEN);
     ODS_CHECK(s.store_seen == store);
+    ODS_CHECK(s.opening_state == ODS_STORE_OPENING || s.opening_state == ODS_STORE_OPEN);
+    ODS_CHECK(s.opening_context == &s);
 
     ODS_CHECK_INT_EQ(ods_store_fd(store), ODS_ESTATE);
     ODS_CHECK_INT_EQ(ods_store_dispatch(store, 0), ODS_ESTATE);

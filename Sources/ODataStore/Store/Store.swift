@@ -50,8 +50,11 @@ public final class Store: Sendable {
 
     /// Creates the store and starts opening it. `stateHandler` receives every state change
     /// through the dispatch mode (never synchronously from `init`). Throws for invalid options.
+    /// `willOpen` runs on the calling thread once the store is made and before it starts
+    /// opening (before its first state callback): the C layer registers the store's handle
+    /// there, so that a callback arriving before `ods_store_open` returns can use it.
     public init(options: StoreOptions, context: (any Sendable)? = nil,
-                stateHandler: StateHandler? = nil) throws(ODataStoreError) {
+                stateHandler: StateHandler? = nil, willOpen: (Store) -> Void = { _ in }) throws(ODataStoreError) {
         try Store.validate(options)
         self.options = options
         self.stateHandler = stateHandler
@@ -93,6 +96,7 @@ public final class Store: Sendable {
             }
         }
         Log.info(.store, Log.opening(options))
+        willOpen(self)
         notifyState(.opening, nil)
         owner.withLock { $0.store = self }
         engine.open { [weak self] result in self?.opened(result) }
