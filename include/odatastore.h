@@ -1315,7 +1315,8 @@ ODS_EXTERN int ods_store_check_url(char **out, ods_store *store, const char *url
  * and "operations" (the function and action imports: name, kind, httpMethod, parameters,
  * returns, entitySet). For an offline store, the model of its file. Any thread, also in a
  * callback. Returns ODS_OK; ODS_ESTATE while the store has no $metadata yet (still opening,
- * or the open failed); ODS_EINVAL for NULL arguments; ODS_ENOMEM.
+ * or the open failed before loading it: a store whose open failed later, e.g. in an offline
+ * store's first download, keeps its model); ODS_EINVAL for NULL arguments; ODS_ENOMEM.
  */
 ODS_EXTERN int ods_store_model_json(char **out, ods_store *store);
 

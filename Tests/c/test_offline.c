@@ -213,6 +213,15 @@ static void check_cancel_and_resume(const char *v2_url) {
     ODS_CHECK_INT_EQ(o.state, ODS_STORE_FAILED);
     ODS_CHECK_INT_EQ(o.error_code, ODS_ECANCELLED);
     ODS_CHECK_INT_EQ(o.last_entities, 100);             /* pyslet's first page */
+    {
+        /* The open failed: the file queries say so (ODS_ESTATE, as before the file was
+         * open) rather than answer from a file the failed store closed. */
+        ods_offline_info info = ODS_OFFLINE_INFO_INIT;
+        int64_t pending = -1;
+        ODS_CHECK_INT_EQ(ods_store_offline_info(&info, o.store), ODS_ESTATE);
+        ODS_CHECK_INT_EQ(ods_store_defining_request(&d, o.store, 0), ODS_ESTATE);
+        ODS_CHECK_INT_EQ(ods_store_pending_count(&pending, o.store), ODS_ESTATE);
+    }
     close_opening(&o);
 
     /* Reopen: the download resumes after the first page and completes. */
@@ -226,6 +235,32 @@ static void check_cancel_and_resume(const char *v2_url) {
     close_opening(&o);
     ODS_CHECK_INT_EQ(ods_test_server_stop(proxy), 0);
     unlink(store_path);
+}
+
+/* Two stores opened at once on one new file: both open (the one that finds the file being
+ * made by the other opens it as the existing store it becomes; one used to fail with "table
+ * ods_store already exists", or "a SQLite database of another application"). */
+static void check_two_stores_create_one_file(const char *url) {
+    static const char *customers[] = {"Customers", NULL};
+    char wal[600], shm[600];
+    snprintf(store_path, sizeof store_path, "/tmp/ods-test-offline-twice-%ld.store", (long)getpid());
+    snprintf(wal, sizeof wal, "%s-wal", store_path);
+    snprintf(shm, sizeof shm, "%s-shm", store_path);
+    for (int round = 0; round < 5; round++) {
+        opening a, b;
+        unlink(store_path), unlink(wal), unlink(shm);
+        start_open(&a, url, ODS_DISPATCH_THREAD, customers);
+        start_open(&b, url, ODS_DISPATCH_THREAD, customers);
+        ods_test_wait(a.store, &a.opened, 1, 120000);
+        ods_test_wait(b.store, &b.opened, 1, 120000);
+        ODS_CHECK_INT_EQ(a.state, ODS_STORE_OPEN);
+        ODS_CHECK_INT_EQ(b.state, ODS_STORE_OPEN);
+        expect_local(a.store, "Customers('ALFKI')", "\"CustomerID\":\"ALFKI\"");
+        expect_local(b.store, "Customers('ALFKI')", "\"CustomerID\":\"ALFKI\"");
+        close_opening(&a);
+        close_opening(&b);
+    }
+    unlink(store_path), unlink(wal), unlink(shm);
 }
 
 int main(void) {
@@ -248,6 +283,7 @@ int main(void) {
     close_opening(&o);
     check_online_store_refuses(ods_test_server_url(server));
     check_cancel_and_resume(ods_test_server_url(server));
+    check_two_stores_create_one_file(ods_test_server_url(server));
 
     /* Reopen the first store with the service stopped, in queue mode: all from the file. */
     snprintf(store_path, sizeof store_path, "/tmp/ods-test-offline-%ld.store", (long)getpid());

@@ -54,6 +54,14 @@ final class OfflineEngine: RequestEngine, ServiceSessionOwner {
     // MARK: - Open
 
     func open(_ completion: @escaping @Sendable (Result<Void, ODataStoreError>) -> Void) {
+        // An open that fails after the file was opened (its first download failed or was
+        // cancelled, a check after it) closes the file before the store says FAILED: the file
+        // queries answer ODS_ESTATE as before it was open (whatever step failed), and the
+        // file is free for the app to remove or open again.
+        let completion: @Sendable (Result<Void, ODataStoreError>) -> Void = { [database] result in
+            if case .failure = result { database.release() }
+            completion(result)
+        }
         let queued = database.queue.async { [self] in
             do throws(ODataStoreError) {
                 try openOnQueue(completion)
@@ -64,7 +72,9 @@ final class OfflineEngine: RequestEngine, ServiceSessionOwner {
         if !queued { completion(.failure(ODataStoreError(.closed, "the store is closed"))) }
     }
 
-    private func openOnQueue(_ completion: @escaping @Sendable (Result<Void, ODataStoreError>) -> Void) throws(ODataStoreError) {
+    /// `retried`: the second pass after another store created the file this one was making.
+    private func openOnQueue(_ completion: @escaping @Sendable (Result<Void, ODataStoreError>) -> Void,
+                             retried: Bool = false) throws(ODataStoreError) {
         let path = storePath
         if let facts = try StoreFile.inspect(path: path) {
             guard Self.sameRoot(facts.serviceRoot, session.serviceRoot) else {
@@ -80,13 +90,13 @@ final class OfflineEngine: RequestEngine, ServiceSessionOwner {
             return
         }
         if let document = try givenMetadata() {
-            try create(path: path, metadata: document, completion)
+            try create(path: path, metadata: document, retried: retried, completion)
             return
         }
         session.fetchMetadata { [self] result in
             let queued = database.queue.async { [self] in
                 do throws(ODataStoreError) {
-                    try create(path: path, metadata: try result.get(), completion)
+                    try create(path: path, metadata: try result.get(), retried: retried, completion)
                 } catch {
                     completion(.failure(error))
                 }
@@ -96,7 +106,8 @@ final class OfflineEngine: RequestEngine, ServiceSessionOwner {
     }
 
     /// Creates a new store file after checking every defining request against the metadata.
-    private func create(path: String, metadata: [UInt8], _ completion: @escaping @Sendable (Result<Void, ODataStoreError>) -> Void) throws(ODataStoreError) {
+    private func create(path: String, metadata: [UInt8], retried: Bool,
+                        _ completion: @escaping @Sendable (Result<Void, ODataStoreError>) -> Void) throws(ODataStoreError) {
         let model = try Self.parseModel(metadata)
         if let mismatch = session.versionMismatch(model, of: "the service's $metadata") { throw mismatch }
         let schema = StoreSchema(model: model)
@@ -106,7 +117,18 @@ final class OfflineEngine: RequestEngine, ServiceSessionOwner {
         for d in options.definingRequests {
             _ = try DefiningRequest.make(d, model: model, schema: schema, serviceRoot: session.serviceRoot)
         }
-        let file = try StoreFile.open(path: path, serviceRoot: session.serviceRoot, model: model, metadata: metadata, create: true)
+        let file: StoreFile
+        do {
+            file = try StoreFile.open(path: path, serviceRoot: session.serviceRoot, model: model, metadata: metadata, create: true)
+        } catch {
+            // Another store (in this process or another) made the file since `inspect` found
+            // none: open it as the existing store it now is (its checks apply).
+            if !retried, let made = try? StoreFile.inspect(path: path), !made.serviceRoot.isEmpty {
+                try openOnQueue(completion, retried: true)
+                return
+            }
+            throw error
+        }
         try finishOpening(file, completion)
     }
 

@@ -29,6 +29,16 @@ final class OfflineDatabase: Sendable {
 
     func install(_ file: StoreFile) { box.value = file }
 
+    /// Closes the file (the store's open failed): on the queue, at once when called there,
+    /// else before any job queued after this call (the queue runs jobs in order).
+    func release() {
+        if queue.isCurrent {
+            box.value = nil
+        } else {
+            _ = queue.async { [box] in box.value = nil }
+        }
+    }
+
     /// Runs `body` with the open file (or nil) on the queue after every batch of jobs.
     func afterBatch(_ body: @escaping @Sendable (StoreFile?) -> Void) {
         queue.setAfterBatch { [box] in body(box.value) }

@@ -80,6 +80,10 @@ final class StoreFile {
                   case .integer(let format)? = try c.scalar("PRAGMA user_version") else {
                 throw SQLiteError(code: SQLITE_NOTADB, message: "no header", sql: nil)
             }
+            // No application id and no table yet: a file another store is creating right
+            // now (its first pragmas are written, its tables not committed), or an empty
+            // database: nothing to open, as for an empty file.
+            if app == 0, case .integer(0)? = try c.scalar("SELECT count(*) FROM sqlite_master") { return nil }
             guard app == Int64(SystemTables.applicationID) else {
                 throw ODataStoreError(.invalidArgument, "\(path) is not an offline store file (it is a SQLite database of another application)")
             }
@@ -127,7 +131,9 @@ final class StoreFile {
             if create { try c.execute("PRAGMA page_size = \(Self.pageSize)") }
             // WAL with FULL synchronous: a committed transaction survives a power cut (the
             // offline store's writes must be durable once acknowledged).
-            try c.execute("PRAGMA journal_mode = WAL")
+            // Another store making the same new file holds a lock a moment: SQLite answers
+            // this pragma SQLITE_BUSY at once (no busy handler for a journal-mode change).
+            try Self.retryingBusy { () throws(SQLiteError) in try c.execute("PRAGMA journal_mode = WAL") }
             try c.execute("PRAGMA synchronous = FULL")
             try c.execute("PRAGMA foreign_keys = ON")
             if create {
@@ -151,6 +157,21 @@ final class StoreFile {
             return StoreFile(connection: c, model: model, schema: schema, metadata: metadata, tableIDs: ids, created: create)
         } catch {
             throw error.storeError("cannot open the store file \(path)")
+        }
+    }
+
+    /// Runs `body` again while SQLite answers SQLITE_BUSY, for at most about 5 s (10 ms apart).
+    private static func retryingBusy(_ body: () throws(SQLiteError) -> Void) throws(SQLiteError) {
+        var attempts = 0
+        while true {
+            do throws(SQLiteError) {
+                try body()
+                return
+            } catch {
+                attempts += 1
+                guard error.code & 0xFF == SQLITE_BUSY, attempts < 500 else { throw error }
+                usleep(10_000)
+            }
         }
     }
 
