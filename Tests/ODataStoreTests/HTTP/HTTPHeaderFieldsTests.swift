@@ -55,4 +55,18 @@ struct HTTPHeaderFieldsTests {
         #expect(response.headers.map(\.value) == ["1", "naïve", "2"])
         #expect(response.header("A") == "1")
     }
+
+    /// RFC 9112 section 6.3: several differing Content-Length values, or one that is not a
+    /// length, leave the body's end unknown (the transport then fails the exchange).
+    @Test func contentLengthFraming() {
+        func problem(_ values: [String]) -> String? {
+            HTTPHeaderFields([("Content-Type", "text/plain")] + values.map { ("Content-Length", $0) }).contentLengthProblem()
+        }
+        #expect(problem([]) == nil && problem(["0"]) == nil && problem(["88000"]) == nil)
+        #expect(problem(["100", "100"]) == nil && problem(["100, 100"]) == nil && problem([" 7 "]) == nil)
+        #expect(problem(["88000", "100"]) == "two different Content-Length values (88000 and 100)")
+        #expect(problem(["100, 101"]) != nil && problem(["99999999999999999999"]) != nil)
+        #expect(problem(["abc"]) != nil && problem([""]) != nil && problem(["-1"]) != nil && problem(["1,"]) != nil)
+        #expect(HTTPHeaderFields([("content-LENGTH", "5"), ("Content-Length", "6")]).contentLengthProblem() != nil)
+    }
 }

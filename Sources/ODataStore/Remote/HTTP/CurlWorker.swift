@@ -482,7 +482,10 @@ final class CurlWorker: @unchecked Sendable {
             if code == CURLE_OK {
                 var status = 0
                 _ = ods_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
-                if status > 0 {
+                if status > 0, let problem = transfer.responseHeaders.contentLengthProblem() {
+                    // The body's end is unknown (libcurl took one of the values): never a success.
+                    result = .failure(.io("the response's framing is broken: \(ResponseErrors.printable(problem, limit: 200))"))
+                } else if status > 0 {
                     result = .success(HTTPResponse(status: status, headerFields: transfer.responseHeaders, body: transfer.body,
                                                    streamedBytes: transfer.streaming == true ? transfer.streamedBytes : nil))
                 } else {

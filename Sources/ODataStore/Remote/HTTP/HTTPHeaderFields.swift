@@ -57,6 +57,38 @@ public struct HTTPHeaderFields: Sendable, CustomStringConvertible {
         }
     }
 
+    /// What is wrong with the message's Content-Length fields, nil when nothing is (none, or
+    /// one value: RFC 9112 section 6.3 also takes a list of one value repeated, "100, 100").
+    /// Several differing values or one that is not a decimal number of at most 18 digits
+    /// (libcurl 7.88 then reads to the last of them, or to the end of the connection, and
+    /// reports success with the body cut or grown) mean the body's end is unknown: the
+    /// response cannot be trusted. One pass over the fields, no String made.
+    func contentLengthProblem() -> String? {
+        let name = Array("content-length".utf8)
+        var first: ArraySlice<UInt8>? = nil
+        for f in fields where f.name.count == name.count {
+            var equal = true
+            for (k, j) in f.name.enumerated() {
+                let b = bytes[j]
+                if (b >= 65 && b <= 90 ? b | 0x20 : b) != name[k] { equal = false; break }
+            }
+            guard equal else { continue }
+            // each comma-separated item, spaces trimmed
+            for item in bytes[f.value].split(separator: UInt8(ascii: ","), omittingEmptySubsequences: false) {
+                let v = item.drop(while: { $0 == 0x20 || $0 == 0x09 }).reversed().drop(while: { $0 == 0x20 || $0 == 0x09 }).reversed()
+                let digits = ArraySlice(v)
+                guard !digits.isEmpty, digits.count <= 18, digits.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else {
+                    return "Content-Length \"\(String(decoding: bytes[f.value].prefix(40), as: UTF8.self))\" is not a length"
+                }
+                if let first, first != digits {
+                    return "two different Content-Length values (\(String(decoding: first, as: UTF8.self)) and \(String(decoding: digits, as: UTF8.self)))"
+                }
+                first = digits
+            }
+        }
+        return nil
+    }
+
     /// The value of the first field with this name (ASCII case-insensitive), if any.
     public func value(named name: String) -> String? {
         index(named: name).map { string(fields[$0].value) }
