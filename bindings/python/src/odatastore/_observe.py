@@ -61,10 +61,12 @@ class ChangeCallback(Protocol):
     def __call__(self, store: "Store", changes: Changes, /) -> None: ...
 
 
-# Registered observers, so their C callbacks stay alive while C may call them. A thunk of an
+# An observer and its store keep each other (Observer._store, Store._observers), so its C
+# callback (the thunk) stays alive while C may call it: until remove(), or until both are
+# unreachable and the garbage collector finalizes them (in either order: a closed store calls
+# no observer, and ods_observer_remove is valid after ods_store_close). A thunk of an
 # observer removed from inside its own callback is still running: it is kept in `_retired`
 # until a later remove outside any observer callback.
-_live: set["Observer"] = set()
 _retired: list[Any] = []
 _live_lock = threading.Lock()
 _calling = threading.local()
@@ -73,7 +75,11 @@ _calling = threading.local()
 class Observer:
     """A registered change observer (:meth:`Store.observe`). :meth:`remove` (or leaving a
     ``with`` block) unregisters it: from any thread, also from inside the callback; when it
-    returns the callback is not running on another thread and is never called again."""
+    returns the callback is not running on another thread and is never called again.
+
+    Ownership: the observer keeps its store alive, and the store keeps its observers (so an
+    observer nobody holds keeps being called while its store lives); when neither is
+    reachable any more the garbage collector closes the store and removes the observer."""
 
     def __init__(self, store: "Store", entity_set: str, callback: ChangeCallback) -> None:
         from ._store import _c, _Delivering, _report_unraisable
@@ -81,7 +87,8 @@ class Observer:
         self._lib = store._lib
         self._lock = threading.Lock()
         self._handle: Optional[int] = None
-        store_ref = weakref.ref(store)
+        self._store: Optional["Store"] = store
+        store_ref = weakref.ref(store)  # the thunk does not keep the store: the observer does
         lib = self._lib
 
         def on_changes(_store_ptr: Optional[int], changes: Optional[int], _ctx: Optional[int]) -> None:
@@ -105,7 +112,7 @@ class Observer:
                                                  self._thunk, None))
         self._handle = out.value
         with _live_lock:
-            _live.add(self)
+            store._observers.add(self)
 
     @property
     def active(self) -> bool:
@@ -118,13 +125,27 @@ class Observer:
             handle, self._handle = self._handle, None
         if handle is None:
             return
+        store = self._store
+        if store is not None and store._forked:  # the parent's observer: never handed to C here
+            self._store = None
+            return
         self._lib.ods_observer_remove(handle)
         with _live_lock:
-            _live.discard(self)
+            store, self._store = self._store, None
+            if store is not None:
+                store._observers.discard(self)
             if getattr(_calling, "depth", 0):
                 _retired.append(self._thunk)
             else:
                 _retired.clear()
+
+    def __del__(self) -> None:
+        # collected with its store (nothing else can reach either): unregistered, as remove()
+        try:
+            if getattr(self, "_handle", None) is not None:
+                self.remove()
+        except Exception:  # interpreter shutdown
+            pass
 
     def __enter__(self) -> "Observer":
         return self

@@ -12,6 +12,7 @@ import math
 import numbers
 import os
 import re
+import signal
 import threading
 import time
 import weakref
@@ -184,6 +185,21 @@ def _header_lines(headers: Any, what: str) -> Any:
 
 
 _MAX_MS = 2**31 - 1
+_C_INT_MAX = 2**31 - 1
+
+
+def _int_option(value: Any, name: str) -> int:
+    """A count option of ``ods_store_options`` (a C ``int``; None and 0: the library's
+    default): an int (not a bool) from 0 to 2**31-1, else InvalidArgumentError naming it
+    (ctypes would wrap a larger one silently: 2**32+1 would be 1)."""
+    if value is None:
+        return 0
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise InvalidArgumentError(f"{name} must be an int or None, not {type(value).__name__}", _errors.EINVAL)
+    if not 0 <= value <= _C_INT_MAX:
+        raise InvalidArgumentError(f"{name} must be from 0 (the default) to {_C_INT_MAX}, not {value}",
+                                   _errors.EINVAL)
+    return int(value)
 
 
 def _timeout_ms(seconds: Any, name: str) -> int:
@@ -774,12 +790,26 @@ def _release(store: "Store", key: int, registry: dict[int, Any],
     return obj
 
 
+_OPEN_RETURN_WAIT = 30.0  # seconds a state callback waits for ods_store_open to return
+
+
+def _wait_open_return(store: "Store") -> None:
+    """In a callback that came before ods_store_open returned (see Store.__init__): waits for
+    the return, so the callback can use the store. ods_store_open does not wait for the
+    store's callbacks, so the wait is short (bounded all the same)."""
+    opening = store._opening
+    if opening is not None and store._opening_thread != _get_ident():
+        opening.wait(_OPEN_RETURN_WAIT)
+
+
 def _on_state_py(store_ptr: Optional[int], state: int, error: Any, ctx: Optional[int]) -> None:
     try:
         store = _stores.get(ctx) if ctx else None
         if store is None and ctx and state == StoreState.CLOSED:
             _release_kept(ctx)  # the store is being collected (see _kept_states)
         if store is not None:
+            if store._opening is not None:
+                _wait_open_return(store)
             err = _errors.from_struct(error) if error else None
             if state != StoreState.CLOSED and store._keeping:
                 _keep_thread_state(store)
@@ -801,6 +831,8 @@ def _on_progress_py(store_ptr: Optional[int], progress: Any, ctx: Optional[int])
         store = _stores.get(ctx) if ctx else None
         if store is not None and progress:
             report = DownloadProgress._copy(progress.contents)  # BORROWED for this call
+            if store._opening is not None:
+                _wait_open_return(store)
             with _Delivering(store):
                 store._progressed(store_ptr, report)
     except BaseException as e:  # never let an exception cross into C
@@ -870,6 +902,8 @@ def _on_logon_py(store_ptr: Optional[int], info: Any, ctx: Optional[int]) -> Non
         if store is None or not info:
             return
         prompt = LogonPrompt(store, info.contents)  # BORROWED for this call: copied
+        if store._opening is not None:
+            _wait_open_return(store)
         handler = store.on_logon
         try:
             with _Delivering(store):
@@ -1030,6 +1064,27 @@ _condition_lock = threading.Lock()   # makes the futures' Conditions (_StoreFutu
 _RLock: Callable[[], Any] = getattr(threading, "_CRLock", None) or threading.RLock  # the C RLock, without threading.RLock's frame
 
 
+class _RefusingWaiters(list[Any]):
+    """``future._waiters`` of a pending future inside a callback of its store: the base
+    class's own iterations and removals reach the future's list; ``append`` (what
+    ``concurrent.futures.wait`` / ``as_completed`` do to wait, the futures' locks held and
+    released as the exception leaves) raises :class:`StateError`."""
+
+    __slots__ = ("_list",)
+
+    def __init__(self, waiters: list[Any]) -> None:
+        super().__init__(waiters)
+        self._list = waiters
+
+    def append(self, waiter: Any) -> None:
+        raise StateError("cannot wait for a request inside a callback of the same store (it would never be "
+                         "delivered): concurrent.futures.wait / as_completed need done futures there; use "
+                         "add_done_callback, submit() or await", _errors.ESTATE)
+
+    def remove(self, waiter: Any) -> None:
+        self._list.remove(waiter)
+
+
 class _StoreFuture(concurrent.futures.Future[Any]):
     """A future whose outcome a store delivers through its dispatch mode: ``cancel()`` also
     cancels the work behind it; in a store with dispatch "queue", ``result()`` delivers the
@@ -1050,14 +1105,17 @@ class _StoreFuture(concurrent.futures.Future[Any]):
         self._state = _F_PENDING
         self._result = None
         self._exception = None
-        self._waiters: list[Any] = []
+        self._waiter_list: list[Any] = []
         self._done_callbacks: list[Callable[[Any], object]] = []
         self._store = store
         self._settled = settled
         self._cancel_work = cancel
 
+    # _condition and _waiters are the base class's attributes, as properties with setters:
+    # settable, as typeshed's protocol of concurrent.futures.wait / as_completed wants them.
+
     @property
-    def _condition(self) -> threading.Condition:  # type: ignore[override]
+    def _condition(self) -> threading.Condition:
         """The base class's Condition, made on first use, around the future's lock."""
         cond = self._cond
         if cond is None:
@@ -1067,9 +1125,34 @@ class _StoreFuture(concurrent.futures.Future[Any]):
                     cond = self._cond = threading.Condition(self._flock)
         return cond
 
+    @_condition.setter
+    def _condition(self, cond: threading.Condition) -> None:
+        self._cond = cond
+
+    @property
+    def _waiters(self) -> list[Any]:
+        """The base class's waiters (of ``concurrent.futures.wait`` and ``as_completed``).
+        Inside a callback of the future's store, while the future is pending, a list that
+        refuses a new waiter with :class:`StateError`: that wait would hold up the callback
+        that completes it (for ever without a timeout, and close() with it)."""
+        waiters = self._waiter_list
+        if self._state not in _F_DONE and self._store._in_callback():
+            return _RefusingWaiters(waiters)
+        return waiters
+
+    @_waiters.setter
+    def _waiters(self, waiters: list[Any]) -> None:
+        self._waiter_list = waiters
+
     def cancel(self) -> bool:
+        """Cancels the future and the work behind it. The future is done at once for
+        ``concurrent.futures.wait`` / ``as_completed`` too (CANCELLED_AND_NOTIFIED: no executor
+        will run it, so its waiters are told now)."""
         cancelled = super().cancel()
         if cancelled:
+            with self._flock:
+                if self._state == concurrent.futures._base.CANCELLED:
+                    self.set_running_or_notify_cancel()
             self._cancel_work()
         return cancelled
 
@@ -1092,7 +1175,7 @@ class _StoreFuture(concurrent.futures.Future[Any]):
             if state not in _F_DONE:
                 self._result = result
                 self._state = _F_FINISHED
-                for waiter in self._waiters:
+                for waiter in self._waiter_list:
                     waiter.add_result(self)
                 cond = self._cond
                 if cond is not None:
@@ -1136,7 +1219,7 @@ class RequestFuture(_StoreFuture):
         self._state = _F_PENDING
         self._result = None
         self._exception = None
-        self._waiters = []
+        self._waiter_list = []
         self._done_callbacks = []
         self._store = request.store
         self._settled = request._done
@@ -1380,7 +1463,7 @@ _on_revert_done = _ffi.REVERT_CB(_on_revert_done_py)
 # ---------------------------------------------------------------------------------------
 
 
-def _body_text(store: "Store", path: str, body: Any) -> str:
+def _body_text(store: "Store", path: str, body: Any, timeout: Optional[float] = None) -> str:
     """A request body (not None) as the canonical JSON text: str and bytes as they are, a
     mapping or list encoded with the types of the entity's properties (Int64 and Decimal as
     strings)."""
@@ -1392,7 +1475,7 @@ def _body_text(store: "Store", path: str, body: Any) -> str:
         except UnicodeDecodeError as e:
             raise InvalidArgumentError(f"a request body given as bytes must be UTF-8 JSON: {e.reason} at byte {e.start}",
                                        _errors.EINVAL) from e
-    return _values.dumps(body, store._write_types(path, body) if isinstance(body, dict) else None)
+    return _values.dumps(body, store._write_types(path, body, timeout) if isinstance(body, dict) else None)
 
 
 _new_object = object.__new__
@@ -1441,7 +1524,7 @@ class Request:
             self.on_complete = on_complete
         if etag is None and isinstance(body, Entity):
             etag = body.etag
-        body_text = None if body is None else _body_text(store, path, body)
+        body_text = None if body is None else _body_text(store, path, body, timeout)
         handle = ctypes.c_void_p()
         with store._use():
             _errors.check(lib, lib.ods_request_new(ctypes.byref(handle), store._handle, int(self.mode),
@@ -1526,6 +1609,8 @@ class Request:
         """Sends the request to one side of a mixed store whatever its working mode: "online"
         (the service), "offline" (the store file) or "auto" (the working mode decides;
         ``ods_request_set_route``). Other store kinds take only "auto". Before start only."""
+        if self.store._forked:
+            raise self.store._closed_error()
         if route not in _ROUTES:
             raise InvalidArgumentError(f"route must be 'auto', 'online' or 'offline', not {route!r}", _errors.EINVAL)
         lib = self.store._lib
@@ -1533,18 +1618,24 @@ class Request:
 
     def set_header(self, name: str, value: Optional[str]) -> None:
         """Adds a header (replacing one of that name); None removes it. Before start only."""
+        if self.store._forked:
+            raise self.store._closed_error()
         lib = self.store._lib
         c_name = _c(name, "a header name")
         _errors.check(lib, lib.ods_request_set_header(self._handle, c_name, _c(value, f"the value of header {name}")))
 
     def set_etag(self, etag: Optional[str]) -> None:
         """The ETag for If-Match ("*" matches any version). Before start only."""
+        if self.store._forked:
+            raise self.store._closed_error()
         lib = self.store._lib
         _errors.check(lib, lib.ods_request_set_etag(self._handle, _c(etag, "etag")))
 
     def set_timeout(self, seconds: float) -> None:
         """Time limit for each HTTP exchange, in seconds (0: the store's; finite, at most
         2147483 s: :class:`InvalidArgumentError` otherwise). Before start only."""
+        if self.store._forked:
+            raise self.store._closed_error()
         ms = _timeout_ms(seconds, "timeout")
         lib = self.store._lib
         _errors.check(lib, lib.ods_request_set_timeout(self._handle, ms))
@@ -1573,6 +1664,8 @@ class Request:
         """Cancels the started request: it fails with :class:`CancelledError` unless it has
         already finished (then :class:`StateError`)."""
         lib = self.store._lib
+        if self.store._forked:
+            raise self.store._closed_error()
         _errors.check(lib, lib.ods_request_cancel(self._handle))
 
     def _cancel_quietly(self) -> None:
@@ -1584,10 +1677,14 @@ class Request:
     @property
     def id(self) -> int:
         """The request's id, unique in its store (for :meth:`Store.cancel`)."""
+        if self.store._forked:
+            raise self.store._closed_error()
         return int(self.store._lib.ods_request_id(self._handle))
 
     @property
     def state(self) -> RequestState:
+        if self.store._forked:
+            raise self.store._closed_error()
         return RequestState(self.store._lib.ods_request_get_state(self._handle))
 
     @property
@@ -1648,7 +1745,10 @@ class Request:
         if handle:
             self._handle = None
             try:
-                self.store._lib.ods_request_free(handle)  # never cancels; safe in callbacks
+                store = self.store  # None once the interpreter tears modules down
+                if store._forked:  # the parent's request (see _after_fork_in_child)
+                    return
+                store._lib.ods_request_free(handle)  # never cancels; safe in callbacks
             except Exception:
                 pass
 
@@ -1905,6 +2005,11 @@ class Store:
                  max_logon_attempts: Optional[int] = None, max_held_requests: Optional[int] = None) -> None:
         self._handle: Optional[int] = None
         self._closed = True
+        self._observers: set["Observer"] = set()  # registered, not removed (see _observe.Observer)
+        self._forked = False  # this is a child process of the one that opened the store (_after_fork)
+        # while ods_store_open runs: set when it returns (the first callbacks wait for it)
+        self._opening: Optional[threading.Event] = None
+        self._opening_thread = 0
         # thread id -> callbacks of this store that thread is delivering (_enter_delivery)
         self._delivering: dict[int, int] = {}
         # the threads whose Python thread state is kept (_keep_thread_state): the first (the
@@ -1917,6 +2022,36 @@ class Store:
         self._thread_end_set = False
         self._keeping = False
         self._lib = _errors.library()
+        for name, value in (("on_state", on_state), ("on_progress", on_progress), ("on_logon", on_logon)):
+            if value is not None and not callable(value):
+                raise InvalidArgumentError(f"{name} must be callable or None, not {type(value).__name__}",
+                                           _errors.EINVAL)
+        for name, flag in (("verify", verify), ("csrf_protection", csrf_protection), ("typed", typed),
+                           ("logon_login_page", logon_login_page)):
+            if not isinstance(flag, bool):
+                raise InvalidArgumentError(f"{name} must be True or False, not {type(flag).__name__}", _errors.EINVAL)
+        for name, text in (("mode", mode), ("dispatch", dispatch)):
+            if text is not None and not isinstance(text, str):
+                raise InvalidArgumentError(f"{name} must be a str, not {type(text).__name__}", _errors.EINVAL)
+        if odata_version is not None and (isinstance(odata_version, bool) or not isinstance(odata_version, int)):
+            raise InvalidArgumentError(f"odata_version must be 2, 4 or None, not {type(odata_version).__name__}",
+                                       _errors.EINVAL)
+        max_connections = _int_option(max_connections, "max_connections")
+        max_logon_attempts = _int_option(max_logon_attempts, "max_logon_attempts")
+        max_held_requests = _int_option(max_held_requests, "max_held_requests")
+        if download_page_size is not None and (isinstance(download_page_size, bool)
+                                               or not isinstance(download_page_size, int)):
+            raise InvalidArgumentError(f"download_page_size must be an int or None, not "
+                                       f"{type(download_page_size).__name__}", _errors.EINVAL)
+        if store_path is not None and not isinstance(store_path, (str, os.PathLike)):
+            raise InvalidArgumentError(f"store_path must be a str or a path-like object of str, not "
+                                       f"{type(store_path).__name__}", _errors.EINVAL)
+        if defining_requests is not None and not isinstance(defining_requests, (str, bytes)):
+            try:
+                defining_requests = list(defining_requests)
+            except TypeError:
+                raise InvalidArgumentError(f"defining_requests is a list of request paths, not "
+                                           f"{type(defining_requests).__name__}", _errors.EINVAL) from None
         self.service_root = service_root
         self.on_state = on_state
         self.on_progress = on_progress
@@ -2007,9 +2142,8 @@ class Store:
         opts.insecure_skip_tls_verify = 0 if verify else 1
         opts.connect_timeout_ms = self._ms(connect_timeout, "connect_timeout")
         opts.request_timeout_ms = self._ms(timeout, "timeout")
-        if max_connections is not None and max_connections < 0:
-            raise InvalidArgumentError("max_connections must not be negative", _errors.EINVAL)
-        opts.max_connections = max_connections or 0
+        self._timeout: Optional[float] = float(timeout) if timeout is not None else None
+        opts.max_connections = max_connections
         opts.user_agent = _c(user_agent, "user_agent")
         opts.csrf_protection = 0 if csrf_protection else 1
         opts.metadata_path = _c(metadata_path, "metadata_path")
@@ -2027,18 +2161,30 @@ class Store:
             opts.logon = _on_logon
             opts.logon_context = self._key
         opts.logon_flags = 1 if logon_login_page else 0
-        opts.max_logon_attempts = max_logon_attempts or 0
-        opts.max_held_requests = max_held_requests or 0
+        opts.max_logon_attempts = max_logon_attempts
+        opts.max_held_requests = max_held_requests
 
+        # The first state callback (OPENING) may run on the store's own thread before
+        # ods_store_open has returned, before this object holds the handle: that callback
+        # waits for the return (_on_state_py), so the store is usable (state, submit) from
+        # its first callback.
         _stores[self._key] = self
+        _open_stores.add(self)
+        opened = self._opening = threading.Event()
+        self._opening_thread = _get_ident()
         handle = ctypes.c_void_p()
-        rc = self._lib.ods_store_open(ctypes.byref(handle), ctypes.byref(opts), _on_state, self._key)
+        try:
+            rc = self._lib.ods_store_open(ctypes.byref(handle), ctypes.byref(opts), _on_state, self._key)
+            if rc >= 0:
+                self._handle = handle.value
+                self._closed = False
+        finally:
+            self._opening = None
+            opened.set()
         if rc < 0:
             del _stores[self._key]
+            _open_stores.discard(self)
             raise _errors.last(self._lib, rc)
-        self._handle = handle.value
-        self._closed = False
-        _open_stores.add(self)
         if dispatch in _LIBRARY_THREADS and _gil_ensure is not None:
             # "inline": the transport thread's kept state is given back on that thread.
             self._thread_end_set = dispatch == "inline" and self._lib.ods_store_set_thread_end(
@@ -2059,6 +2205,12 @@ class Store:
 
     def _in_callback(self) -> bool:
         return _get_ident() in self._delivering
+
+    def _closed_error(self) -> ClosedError:
+        if self._forked:
+            return ClosedError("the store was opened in another process (this one was forked from it); open a new "
+                               "Store in the child", _errors.ECLOSED)
+        return ClosedError("the store is closed", _errors.ECLOSED)
 
     def _use(self) -> "_Use":
         return _Use(self)
@@ -2119,7 +2271,7 @@ class Store:
 
     def __enter__(self) -> "Store":
         if self._closed:
-            raise ClosedError("the store is closed", _errors.ECLOSED)
+            raise self._closed_error()
         return self
 
     def _exit(self, exc: Optional[BaseException]) -> None:
@@ -2134,7 +2286,7 @@ class Store:
 
     async def __aenter__(self) -> "Store":
         if self._closed:
-            raise ClosedError("the store is closed", _errors.ECLOSED)
+            raise self._closed_error()
         self._attach_for_async(asyncio.get_running_loop())
         return self
 
@@ -2270,7 +2422,7 @@ class Store:
         if self._state == StoreState.FAILED and self._open_error is not None:
             raise self._open_error
         if self._closed:
-            raise ClosedError("the store is closed", _errors.ECLOSED)
+            raise self._closed_error()
 
     # -- mixed ----------------------------------------------------------------------------
 
@@ -2579,7 +2731,7 @@ class Store:
         seconds for the first (None: no limit). Returns how many were delivered."""
         ms = -1 if timeout is None else _timeout_ms(timeout, "timeout")
         with self._use():
-            return _errors.check(self._lib, self._lib.ods_store_dispatch(self._handle, ms))
+            return _errors.check(self._lib, _dispatch_deferring_sigint(self._lib, self._handle, ms))
 
     def attach(self, loop: Optional[asyncio.AbstractEventLoop] = None) -> None:
         """Queue mode: let an asyncio loop deliver the callbacks (``loop.add_reader`` on the
@@ -2598,7 +2750,7 @@ class Store:
     def _on_readable(self) -> None:
         try:
             with self._use():
-                self._lib.ods_store_dispatch(self._handle, 0)
+                _dispatch_deferring_sigint(self._lib, self._handle, 0)
         except ClosedError:
             self._detach_loop()
 
@@ -2661,6 +2813,8 @@ class Store:
         done = is_done or event.is_set
         if done():
             return True
+        if self._forked:  # the threads that would deliver it are in the parent process
+            raise self._closed_error()
         if self._in_callback():
             raise StateError("cannot wait for a request inside a callback of the same store "
                              "(it would never be delivered): use submit(), a callback or await", _errors.ESTATE)
@@ -2675,7 +2829,7 @@ class Store:
                     slice_s = 0.05 if remaining is None else min(0.05, remaining)
                     try:
                         with self._use():
-                            self._lib.ods_store_dispatch(self._handle, max(1, int(slice_s * 1000)))
+                            _dispatch_deferring_sigint(self._lib, self._handle, max(1, int(slice_s * 1000)))
                     except ClosedError:
                         pass
                     continue
@@ -2728,16 +2882,60 @@ class Store:
         except (ClosedError, StateError):
             response._parse(None, None)
 
-    def _write_types(self, path: str, body: dict[str, Any]) -> Optional[dict[str, Optional[str]]]:
-        """Types of the body's properties, so Int64 and Decimal values go out as strings."""
-        names = [k for k, v in body.items() if "@" not in k and not isinstance(v, (dict, list))]
-        if not names or not self.typed or self._state != StoreState.OPEN:
+    def _write_types(self, path: str, body: dict[str, Any],
+                     timeout: Optional[float] = None) -> Optional[dict[str, Optional[str]]]:
+        """Types of the body's properties, so Int64 and Decimal values go out as strings (and
+        what the type cannot hold is refused). Before the store is open they come from the
+        model once the store has it: see :meth:`_wait_for_model`."""
+        names = [k for k, v in body.items() if isinstance(k, str) and "@" not in k and not isinstance(v, (dict, list))]
+        if not names or not self.typed:
+            return None
+        if self._state != StoreState.OPEN and not self._wait_for_model(timeout):
             return None
         try:
             types = self._typecache()
             return types.property_types(path, names) if types is not None else None
         except Error:
             return None
+
+    def _wait_for_model(self, timeout: Optional[float]) -> bool:
+        """A write's body made while the store is not open yet: its types come from the
+        model, which the store has once ``$metadata`` is loaded (an offline store has it
+        while its first download runs). Waits for it, at most ``timeout`` seconds (the
+        request's; None: the store's, else 60 s): the request would be held until then
+        anyway. Not inside a callback of the store, where waiting is refused: the body then
+        goes untyped (as the canonical JSON gives values). Returns whether the types can be
+        looked up; :class:`RequestTimeoutError` when the model did not come in time."""
+        if self._in_callback() or self._forked or self._state != StoreState.OPENING:
+            return self._state == StoreState.OPEN
+        try:
+            if self.odata_version != 0:
+                return True
+        except ClosedError:
+            return False  # the request raises it
+        bound = timeout if timeout is not None else (self._timeout if self._timeout is not None else 60.0)
+        if self._wait_for(self._state_changed_event, bound):
+            opened: StoreState = self._state  # changed by the state callback meanwhile
+            return opened == StoreState.OPEN or self.odata_version != 0
+        if self.odata_version != 0:
+            return True
+        raise _errors.make(_errors.ETIMEOUT, f"the store did not load its $metadata within {bound} s: a write's "
+                                             "body is typed by it (wait_open() first, or a larger timeout=)")
+
+    async def _wait_for_model_async(self, body: Any, options: Mapping[str, Any]) -> None:
+        """:meth:`_wait_for_model` for a coroutine, before it prepares a write's body (so the
+        loop runs meanwhile): the open's own error is left to the request."""
+        if not isinstance(body, dict) or not self.typed or self._state != StoreState.OPENING or self._in_callback():
+            return
+        timeout = options.get("timeout")
+        bound = timeout if timeout is not None else (self._timeout if self._timeout is not None else 60.0)
+        try:
+            await self.wait_open_async(bound)
+        except _errors.RequestTimeoutError:
+            if self.odata_version == 0:
+                raise
+        except Error:
+            pass
 
     # -- requests ---------------------------------------------------------------------------
 
@@ -2848,6 +3046,8 @@ class Store:
         descriptor is watched by the running loop (``add_reader``); with "thread" the
         library's callback thread hands the result to the loop. Cancelling the awaiting
         task cancels the request."""
+        if body is not None and self._state != StoreState.OPEN:
+            await self._wait_for_model_async(body, options)
         return await self.request(mode, path, body, **options)
 
     async def read_async(self, path: str, **options: Any) -> Any:
@@ -2902,6 +3102,29 @@ def _body(data: Union[Mapping[str, Any], str, bytes]) -> Any:
     raise TypeError(f"a request body is a mapping or JSON text, not {type(data).__name__}")
 
 
+def _dispatch_deferring_sigint(lib: ctypes.CDLL, handle: Optional[int], ms: int) -> int:
+    """``ods_store_dispatch(handle, ms)`` (queue dispatch: the callbacks run on this thread)
+    with SIGINT deferred while it runs, when this is the main thread and the SIGINT handler is
+    a Python callable (``signal.default_int_handler`` included): a KeyboardInterrupt raised
+    inside a ctypes callback, even at its first bytecode, is printed and dropped by ctypes,
+    and with it that request's completion (its future would never be done). A Ctrl-C meanwhile
+    is recorded and, once the callbacks have run and the handler is back, handed to that
+    handler as it would have been (the default one raises KeyboardInterrupt here)."""
+    if _get_ident() != threading.main_thread().ident:
+        return int(lib.ods_store_dispatch(handle, ms))
+    previous = signal.getsignal(signal.SIGINT)
+    if not callable(previous):  # SIG_IGN, SIG_DFL, or one installed from C: no Python code runs
+        return int(lib.ods_store_dispatch(handle, ms))
+    frames: list[Any] = []
+    signal.signal(signal.SIGINT, lambda signum, frame: frames.append(frame))
+    try:
+        return int(lib.ods_store_dispatch(handle, ms))
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if frames:
+            previous(signal.SIGINT, frames[0])
+
+
 class _Use:
     """Counts a use of the store's handle by a thread that is not delivering one of its
     callbacks, so close() can wait for such uses before the handle is freed."""
@@ -2918,7 +3141,7 @@ class _Use:
             return  # close() delivers callbacks before it frees the handle
         with store._cond:
             if store._closing or store._handle is None:
-                raise ClosedError("the store is closed", _errors.ECLOSED)
+                raise store._closed_error()
             store._users += 1
             self.counted = True
 
@@ -2932,6 +3155,37 @@ class _Use:
 
 
 _open_stores: "weakref.WeakSet[Store]" = weakref.WeakSet()
+
+
+def _after_fork_in_child() -> None:
+    """``os.register_at_fork(after_in_child=...)``: the stores of the parent are dead here (their
+    library threads exist only in the parent, and a lock one of them held stays held). Each
+    becomes a closed store that raises ClosedError ("opened in another process") and that
+    nothing in this process hands to the library again: not its close, nor the frees of its
+    requests and observers. Stores opened in the child are new ones and work."""
+    global _settled_lock, _condition_lock
+    _settled_lock = threading.Lock()
+    _condition_lock = threading.Lock()
+    for store in list(_stores.values()):
+        store._forked = True
+        store._handle = None
+        store._closed = True
+        store._closing = False
+        store._users = 0
+        store._cond = threading.Condition()  # a parent thread may have held the old one
+        store._loop = None
+        store._observers.clear()
+    _stores.clear()
+    _open_stores.clear()
+    _live.clear()
+    _live_queued.clear()
+    _operations.clear()
+    _operations_queued.clear()
+    _kept_states.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_after_fork_in_child)
 
 
 @atexit.register

@@ -23,6 +23,8 @@ import sys
 import uuid
 from typing import Any, Callable, Optional, Sequence
 
+from ._errors import EINVAL, InvalidArgumentError
+
 Converter = Callable[[Any], Any]
 
 
@@ -174,6 +176,9 @@ def convert(edm_type: Optional[str], value: Any) -> Any:
 # ---------------------------------------------------------------------------------------
 
 _SAFE_INT = 2 ** 53
+#: A Decimal goes out in its exact fixed-point form: one needing more digits than this (1E+100000
+#: would be 100 kB of zeros) is refused with InvalidArgumentError, as no Edm.Decimal holds it.
+MAX_DECIMAL_DIGITS = 400
 
 
 def to_json_value(o: Any) -> Any:
@@ -182,6 +187,12 @@ def to_json_value(o: Any) -> Any:
     if isinstance(o, decimal.Decimal):
         if not o.is_finite():
             raise ValueError(f"{o} is not a value of Edm.Decimal")
+        _, digits, exponent = o.as_tuple()
+        assert isinstance(exponent, int)
+        length = len(digits) + exponent if exponent > 0 else max(len(digits), -exponent)
+        if length > MAX_DECIMAL_DIGITS:
+            raise InvalidArgumentError(f"the Decimal {o:.6E} would be sent with {length} digits: at most "
+                                       f"{MAX_DECIMAL_DIGITS} (its exact fixed-point form)", EINVAL)
         return format(o, "f")
     if isinstance(o, datetime.datetime):
         return o.isoformat().replace("+00:00", "Z")
@@ -212,6 +223,9 @@ def _prepare(o: Any, types: Optional[dict[str, Optional[str]]]) -> Any:
     if isinstance(o, dict):
         out: dict[str, Any] = {}
         for k, v in o.items():
+            if not isinstance(k, str):  # json would write 1 as "1", and the service take it so
+                raise InvalidArgumentError(f"the request body has a key that is not a str: {k!r} "
+                                           f"({type(k).__name__})", EINVAL)
             t = types.get(k) if types else None
             if isinstance(v, bool) or v is None:
                 out[k] = v
@@ -219,6 +233,10 @@ def _prepare(o: Any, types: Optional[dict[str, Optional[str]]]) -> Any:
                 out[k] = str(v)
             elif isinstance(v, (int, float)) and t == "Edm.Decimal":
                 out[k] = to_json_value(decimal.Decimal(str(v)))
+            elif isinstance(v, datetime.datetime) and v.tzinfo is None and t == "Edm.DateTimeOffset":
+                # without an offset the service would take it as UTC, whatever the app meant
+                raise InvalidArgumentError(f"{k} is an Edm.DateTimeOffset: pass an aware datetime (with tzinfo, "
+                                           f"e.g. datetime.timezone.utc), not the naive {v.isoformat()}", EINVAL)
             else:
                 out[k] = _prepare(v, None)
         return out
