@@ -263,6 +263,36 @@ def test_key_mappings_and_async_upload(tmp_path):
         service.stop()
 
 
+def test_a_create_the_service_makes_under_another_key(tmp_path):
+    # The app gives the key (ID 5000); the service makes the entity under its own (6000), as
+    # services with generated keys do: the row takes the service's key, no second row comes
+    # down beside it. (The answer comes from the fault proxy: pyslet and odatapy keep the
+    # key sent.)
+    service = Server([str(ROOT / "Tests/servers/serve.py"), "v2"])
+    proxy = Proxy(service.url)
+    try:
+        with offline(proxy.url, tmp_path / "k.store", "v2") as store:
+            store.create("Products", {"ID": 5000, "Name": "Given", "Price": decimal.Decimal("2.50"), "Stock": 7,
+                                      "Discontinued": False, "Version": 1})
+            made = {"d": {"__metadata": {"uri": proxy.url + "Products(6000)", "type": "ODataStoreTestV2.Product",
+                                         "etag": "W/\"1\""},
+                          "ID": 6000, "Name": "Given", "Description": None, "Price": "2.50", "Stock": "7",
+                          "Discontinued": False, "Rating": None, "ReleaseDate": None, "UUID": None, "Version": 1}}
+            proxy.fault(mode="respond", status=201, match="Products", count=1,
+                        headers=[["Content-Type", "application/json"], ["DataServiceVersion", "2.0"],
+                                 ["Location", proxy.url + "Products(6000)"]], body=json.dumps(made))
+            assert store.upload() == odatastore.UploadResult(confirmed=1, failed=0, remaining=0)
+            proxy.clear()
+            assert store.read("Products(6000)")["Name"] == "Given"
+            with pytest.raises(odatastore.NotFoundError):
+                store.read("Products(5000)")
+            assert [r["ID"] for r in store.read("Products?$filter=Name eq 'Given'")] == [6000]
+            assert store.pending_count() == 0 and store.error_archive() == []
+    finally:
+        proxy.stop()
+        service.stop()
+
+
 def test_cancel_and_progress_exception(tmp_path):
     service = Server([str(ROOT / "Tests/servers/serve.py"), "v4"])
     proxy = Proxy(service.url)

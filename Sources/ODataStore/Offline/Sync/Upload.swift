@@ -515,7 +515,10 @@ final class Upload: Sendable {
             // neither which changes are queued nor whether the row exists).
             let queued = try ChangeQueue(connection: c).changes(table: change.table, rid: change.rid)
             let key = try LocalWrite.keyValues(of: change.rid, table: table, connection: c)
-            if r.localKey {
+            // A local key is replaced by the service's; so is a key the app gave when the
+            // service made the entity under another (it ignored the key sent): else the row
+            // kept the app's key and the service's entity came down beside it as a second row.
+            if r.localKey || Self.keyDiffers(key, serverEntity: entity, table: table) {
                 try replaceLocalKey(table: table, rid: change.rid, old: key, queued: queued, serverEntity: entity, file: file)
             }
             if etag == nil, case .string(let e)? = entity["@odata.etag"] { etag = e }
@@ -551,6 +554,17 @@ final class Upload: Sendable {
     /// Puts the service's key in place of a local one: the row, foreign keys that point at
     /// it, queued deletes, and the mapping the app can read. `old`: the row's key values
     /// (none when it was deleted locally); `queued`: the row's queued changes.
+    /// The service's entity names every key property, with another value than `key`.
+    static func keyDiffers(_ key: [SQLValue], serverEntity: JSONObject, table: EntityTable) -> Bool {
+        guard key.count == table.keyColumns.count else { return false }
+        var differs = false
+        for (col, old) in zip(table.keyColumns, key) {
+            guard let v = try? LocalWrite.sqlKey(serverEntity[col.pathText], col) else { return false }
+            if v != old { differs = true }
+        }
+        return differs
+    }
+
     private func replaceLocalKey(table: EntityTable, rid: Int64, old: [SQLValue], queued: [QueuedChange], serverEntity: JSONObject,
                                  file: StoreFile) throws(SQLiteError) {
         let c = file.connection
