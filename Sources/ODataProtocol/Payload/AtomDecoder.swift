@@ -4,7 +4,8 @@
 /// inline feeds and entries (`m:inline`, empty = null / []), deferred links dropped. Relative
 /// links are resolved against `xml:base`. A V2 property response (`<d:Name>`) gives
 /// `{"value": ...}`, `$links` (`<links><uri>`, `<uri>`) entity references, and an OData error
-/// body (`<m:error>`) is thrown as such.
+/// body (`<m:error>`) is thrown as such. A repeated property (or inline navigation link) is
+/// refused as in JSON: `PayloadError(.invalid, "duplicate property \"Name\"")`.
 ///
 /// The document streams from libxml2 (hardened session: no DTD, no entities, no network,
 /// depth limit) through `AtomStreamDecoder` into the JSON bytes in one pass; a second pass is

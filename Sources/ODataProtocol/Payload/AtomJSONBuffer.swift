@@ -31,8 +31,11 @@ struct AtomKey {
 ///
 /// Values are written into `bytes` as they are read. An object's members (key and value spans)
 /// collect in `members` while it is open; when it closes, `closeObject` writes it in its final
-/// form, with the semantics of `JSONObject` (a repeated key keeps its first position and takes
-/// the last value), over the span its parts used, so the bytes always end with finished values.
+/// form over the span its parts used, so the bytes always end with finished values. A repeated
+/// key is refused (`duplicate`), as the JSON decoders refuse one (docs/json-shape.md: neither
+/// "first" nor "last wins" is safe), except among the members the caller says merge (an
+/// entry's media annotations, from attributes of repeated `atom:content`/`edit-media`
+/// elements): those keep the first position and take the last value.
 ///
 /// One instance per decode; not thread-safe.
 struct AtomJSONBuffer {
@@ -41,6 +44,9 @@ struct AtomJSONBuffer {
     /// Indices into `members` of the object to close, in output order (filled by the caller).
     var selection: [Int] = []
     private var kept: [AtomMember] = []
+    /// The first repeated key `closeObject` met (then the bytes are no longer meaningful and
+    /// the decode fails with `PayloadError(.invalid, "duplicate property ...")`).
+    private(set) var duplicate: String?
 
     init(capacity: Int) {
         bytes = AtomByteWriter(capacity: capacity)
@@ -99,8 +105,13 @@ struct AtomJSONBuffer {
     /// Writes the object made of the members listed in `selection` over `bytes[start...]`
     /// (the span its parts were written in) and drops `members[memberBase...]`. Returns the
     /// object's length (it starts at `start`).
+    ///
+    /// A key that two selected members have sets `duplicate`, unless both members' tags are in
+    /// `merging`: then the first keeps its position and takes the second's value. Keys are
+    /// compared as `String`s (canonical equivalence, as `JSONObject` compares them): bytes for
+    /// up to 32 ASCII keys, a dictionary otherwise, so linear in the number of members.
     @discardableResult
-    mutating func closeObject(at start: Int, memberBase: Int) -> Int {
+    mutating func closeObject(at start: Int, memberBase: Int, merging: ClosedRange<Int>? = nil) -> Int {
         kept.removeAll(keepingCapacity: true)
         var allASCII = selection.count <= 32
         if allASCII {
@@ -116,8 +127,7 @@ struct AtomJSONBuffer {
                 while j < kept.count {
                     let k = kept[j]
                     if k.keyCount == m.keyCount, memcmp(base + k.keyStart, base + m.keyStart, m.keyCount) == 0 {
-                        kept[j].valueStart = m.valueStart
-                        kept[j].valueCount = m.valueCount
+                        merge(into: j, m, merging)
                         found = true
                         break
                     }
@@ -133,8 +143,7 @@ struct AtomJSONBuffer {
                 let m = members[i]
                 let k = bytes.string(m.keyStart..<(m.keyStart + m.keyCount))
                 if let j = positions[k] {
-                    kept[j].valueStart = m.valueStart
-                    kept[j].valueCount = m.valueCount
+                    merge(into: j, m, merging)
                 } else {
                     positions[k] = kept.count
                     kept.append(m)
@@ -160,5 +169,16 @@ struct AtomJSONBuffer {
         members.removeSubrange(memberBase...)
         selection.removeAll(keepingCapacity: true)
         return length
+    }
+
+    /// `m` repeats the key of `kept[j]`: merged when both tags are in `merging`, else the first
+    /// such key is noted in `duplicate`.
+    private mutating func merge(into j: Int, _ m: AtomMember, _ merging: ClosedRange<Int>?) {
+        if let merging, merging.contains(kept[j].tag), merging.contains(m.tag) {
+            kept[j].valueStart = m.valueStart
+            kept[j].valueCount = m.valueCount
+        } else if duplicate == nil {
+            duplicate = bytes.string(m.keyStart..<(m.keyStart + m.keyCount))
+        }
     }
 }

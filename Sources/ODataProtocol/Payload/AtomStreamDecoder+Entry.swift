@@ -220,7 +220,7 @@ extension AtomStreamDecoder {
         for tag in [Tag.media, propertiesTag, Tag.nav] where tag >= 0 {
             for j in e.memberBase..<partsEnd where out.members[j].tag == tag { out.selection.append(j) }
         }
-        let length = out.closeObject(at: e.rawStart, memberBase: e.memberBase)
+        let length = out.closeObject(at: e.rawStart, memberBase: e.memberBase, merging: Tag.media...Tag.mediaType)
         let range = e.rawStart..<(e.rawStart + length)
         if e.link >= 0 {
             links[e.link].entrySeen = true

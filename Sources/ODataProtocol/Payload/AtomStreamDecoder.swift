@@ -9,11 +9,13 @@ internal import Darwin
 /// Decodes one V2 Atom document as libxml2 streams it (SAX2 events, `XMLRawEventSink`) straight
 /// into the canonical JSON bytes: no element tree, no `JSONValue` tree, no `String` per element
 /// name or attribute. Values are typed from the model and written as they are read; each
-/// object's members are put in order (and repeated keys merged, as `JSONObject` does) when it
-/// closes, by `AtomJSONBuffer`.
+/// object's members are put in order when it closes, by `AtomJSONBuffer`, which refuses a
+/// repeated property or navigation link as the JSON decoders refuse a repeated member (an
+/// entry's media annotations merge).
 ///
 /// The rules (which children count, first/last wins, `xml:base`, typing) are those of the
-/// tree-walking reader this replaced, kept exactly; see `AtomDecoder` for what is read.
+/// tree-walking reader this replaced, kept exactly but for repeated members, which that reader
+/// merged; see `AtomDecoder` for what is read.
 ///
 /// An entry's type comes from its first `atom:category`, which Atom allows after the
 /// properties and inline links it types. Such an entry is typed with the declared type while
@@ -383,7 +385,8 @@ struct AtomStreamDecoder {
         }
         if let k = typeKinds.lookup(p, raw.count) { return k }
         let k = PayloadModelIndex.annotatedKind(String(decoding: raw, as: UTF8.self), index: index)
-        typeKinds.insert(Array(raw), k)
+        // A body names a few types; one naming thousands must not grow (or crowd) the memo.
+        if typeKinds.count < 64 { typeKinds.insert(Array(raw), k) }
         return k
     }
 
@@ -449,6 +452,7 @@ struct AtomStreamDecoder {
             throw PayloadError(.unsupportedContentType,
                                "OData V4 Atom (application/atom+xml with the docs.oasis-open.org namespaces) is not supported; request JSON (the library's default Accept header)")
         }
+        if let name = out.duplicate { throw PayloadError(.invalid, "duplicate property \"\(name)\"") }
         switch root {
         case .none:
             throw PayloadError(.malformed, "XML: the document has no root element", offset: nil)

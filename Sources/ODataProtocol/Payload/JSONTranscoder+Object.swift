@@ -209,7 +209,7 @@ extension JSONTranscoder {
                 }
             } while try s.nextMember()
         }
-        while seenKeys.count > frame { seenKeys.removeLast() }
+        dropKeys(frame: frame)
         if role == .topLevel {
             if let n = top.nextLink { memberKey("@odata.nextLink", comma: wrote, sf); string(n); wrote = true }
             if let d = top.deltaLink { memberKey("@odata.deltaLink", comma: wrote, sf); string(d); wrote = true }
@@ -300,7 +300,10 @@ extension JSONTranscoder {
     mutating func annotatedKind(_ tok: JSONScanner.StringToken) -> (PayloadMember.Kind, Bool) {
         if !tok.escaped, let k = typeHints.lookup(s.base + tok.start, tok.length) { return k }
         let k = PayloadModelIndex.annotatedKind(s.string(tok), index: index)
-        if !tok.escaped { typeHints.insert(Array(UnsafeBufferPointer(start: s.base + tok.start, count: tok.length)), k) }
+        // A body names a few types; one naming thousands must not grow (or crowd) the memo.
+        if !tok.escaped && typeHints.count < 64 {
+            typeHints.insert(Array(UnsafeBufferPointer(start: s.base + tok.start, count: tok.length)), k)
+        }
         return k
     }
 

@@ -45,6 +45,15 @@ struct JSONTranscoder {
     /// Raw member-name spans of the objects being written (duplicate detection), one frame per
     /// open object: the names that are not in the object's bit set of declared members.
     var seenKeys: [JSONScanner.StringToken] = []
+    /// Hash sets of the open objects with `linearNameLimit` names in `seenKeys` (their later
+    /// names are there), innermost last; `nameSetCount` are in use, the others keep their
+    /// memory for the next.
+    var nameSets: [MemberNameSet] = []
+    var nameSetCount = 0
+    /// Up to this many names an object's duplicate check compares a new name with each earlier
+    /// one (what entities need: a handful of annotations and undeclared or 65th-and-later
+    /// members); past it the object's names go into a `MemberNameSet`.
+    static let linearNameLimit = 32
     /// Member-order memos, one per declared type met (at most 16): after the type's entry at
     /// `base`, `chains[base + 1 + n]` is the member number that followed member `n` in the last
     /// object of that type (`chains[base]`: its first member), -1 when none. The members of a
@@ -237,8 +246,12 @@ struct JSONTranscoder {
         return try !s.nextMember()
     }
 
-    /// Records a member name of the current object; throws on a repeated name (compared as spelled).
+    /// Records a member name of the current object (its names start at `frame` in `seenKeys`);
+    /// throws on a repeated name (compared as spelled). O(1) per name, expected: the first
+    /// `linearNameLimit` names of an object are compared with each other (fewer than 500 byte
+    /// comparisons, no hashing), later ones go through the object's `MemberNameSet`.
     mutating func noteKey(_ k: JSONScanner.StringToken, frame: Int) throws(JSONError) {
+        guard seenKeys.count &- frame < Self.linearNameLimit else { return try noteKeyHashed(k, frame: frame) }
         let base = s.base
         let n = k.length
         let duplicate = seenKeys.withUnsafeBufferPointer { seen -> Bool in
@@ -256,6 +269,36 @@ struct JSONTranscoder {
         }
         if duplicate { throw self.duplicate(k) }
         seenKeys.append(k)
+    }
+
+    /// `noteKey` for an object with `linearNameLimit` names or more in `seenKeys`: the object's
+    /// later names go into the innermost `MemberNameSet` (not into `seenKeys`), made from its
+    /// names so far (distinct) on the first of them.
+    @inline(never)
+    mutating func noteKeyHashed(_ k: JSONScanner.StringToken, frame: Int) throws(JSONError) {
+        let base = s.base
+        if nameSetCount == 0 || nameSets[nameSetCount - 1].frame != frame {
+            if nameSetCount == nameSets.count { nameSets.append(MemberNameSet()) }
+            nameSets[nameSetCount].reset(frame: frame, expected: 4 * Self.linearNameLimit)
+            for i in frame..<seenKeys.count { _ = nameSets[nameSetCount].insert(seenKeys[i], base: base) }
+            nameSetCount += 1
+        }
+        if !nameSets[nameSetCount - 1].insert(k, base: base) { throw duplicate(k) }
+    }
+
+    /// Forgets the names of the object whose names start at `frame` (it is complete).
+    @inline(__always)
+    mutating func dropKeys(frame: Int) {
+        while seenKeys.count > frame { seenKeys.removeLast() }
+        if nameSetCount != 0 { dropNameSet(frame: frame) }
+    }
+
+    /// The part of `dropKeys` for wide objects, out of line: inlined, it made `writeObject`
+    /// too large for the compiler to keep inlining `writeDeclaredMember` into it (measured:
+    /// +2% instructions per V4 page).
+    @inline(never)
+    mutating func dropNameSet(frame: Int) {
+        if nameSets[nameSetCount - 1].frame == frame { nameSetCount -= 1 }
     }
 
     /// The error for a repeated member name.

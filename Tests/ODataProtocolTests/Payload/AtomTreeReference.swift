@@ -3,6 +3,9 @@
 /// The tree-walking Atom decoder the library used before `AtomStreamDecoder` (libxml2 ->
 /// `XMLDocument` -> `JSONValue` tree -> JSON text), kept verbatim as the reference the streaming
 /// decoder is checked against (`AtomStreamingEquivalenceTests`). Not used by the library.
+/// One change since: a repeated member is refused (`AtomReader.duplicate`, reported as the
+/// streaming decoder meets it: an object's own repeats when it is complete, after those of the
+/// values inside it) where this reader merged it.
 ///
 /// V2 Atom (`application/atom+xml`, also `application/xml` entries) to the canonical shape.
 /// Read only. Feeds (`m:count`, `next` and `delta` links, `at:deleted-entry` tombstones),
@@ -31,8 +34,12 @@ enum AtomTreeDecoder {
         let reader = AtomReader(index: index)
         let root = doc.root
         let base = root.attribute("base", namespace: xmlNamespace) ?? ""
+        func refuseDuplicate() throws(PayloadError) {
+            if let name = reader.duplicate { throw PayloadError(.invalid, "duplicate property \"\(name)\"") }
+        }
         if root.isNamed("feed", namespace: atom) {
             let feed = reader.feed(root, declared: declared, base: base)
+            try refuseDuplicate()
             var o = JSONObject()
             if let c = feed.count { o["@odata.count"] = .number(String(c)) }
             o["value"] = .array(feed.items)
@@ -43,6 +50,7 @@ enum AtomTreeDecoder {
         }
         if root.isNamed("entry", namespace: atom) {
             let (entity, etag) = reader.entry(root, declared: declared, base: base)
+            try refuseDuplicate()
             return DecodedPayload(json: JSONValue.object(entity).serialized(), etag: etag, entityCount: 1)
         }
         if root.namespace == data {
@@ -53,6 +61,7 @@ enum AtomTreeDecoder {
             }
             let v = reader.property(root, member: kind.map { PayloadMember(kind: $0.0, isCollection: $0.1, isKey: false) }
                                     ?? declared?.members[root.name])
+            try refuseDuplicate()
             return DecodedPayload(json: JSONValue.object(JSONObject([("value", v)])).serialized())
         }
         if root.name == "links" || root.name == "uri" {
@@ -76,7 +85,16 @@ final class AtomReader {
     /// Memo of `m:type` values to member kinds.
     private var typeKinds: [String: (PayloadMember.Kind, Bool)] = [:]
 
+    /// The first repeated member name met.
+    var duplicate: String?
+
     init(index: PayloadModelIndex?) { self.index = index }
+
+    /// Notes `local` (the first repeat of an object, found while it was built) once the object
+    /// is complete: repeats inside its values were noted before.
+    func noteRepeat(_ local: String?) {
+        if duplicate == nil { duplicate = local }
+    }
 
     struct Feed {
         var items: [JSONValue] = []
@@ -124,6 +142,7 @@ final class AtomReader {
         var id: String? = nil
         var properties: XMLElement? = e.child("properties", namespace: A.metadata)
         var media: [(String, String)] = []
+        var bodyKeys: [String] = []  // every navigation member in order, repeats included
         for c in e.children where c.namespace == A.atom {
             switch c.name {
             case "id": id = c.allText
@@ -147,22 +166,28 @@ final class AtomReader {
                     let isFeed = member?.isCollection ?? (c.attribute("type")?.contains("type=feed") ?? false)
                     if let f = inline.child("feed", namespace: A.atom) {
                         let inner = feed(f, declared: target, base: base)
-                        if let n = inner.count { body[name + "@odata.count"] = .number(String(n)) }
-                        if let n = inner.next { body[name + "@odata.nextLink"] = .string(n) }
+                        if let n = inner.count { body[name + "@odata.count"] = .number(String(n)); bodyKeys.append(name + "@odata.count") }
+                        if let n = inner.next { body[name + "@odata.nextLink"] = .string(n); bodyKeys.append(name + "@odata.nextLink") }
                         body[name] = .array(inner.items)
                     } else if let en = inline.child("entry", namespace: A.atom) {
                         body[name] = .object(entry(en, declared: target, base: base).0)
                     } else {
                         body[name] = isFeed ? .array([]) : .null
                     }
+                    bodyKeys.append(name)
                 }
             default: break
             }
         }
+        var propertyNames: [String] = []
+        var repeated: String? = nil
         if let props = properties {
             var propsObject = JSONObject()
             for p in props.children where p.namespace == A.data {
-                propsObject[p.name] = property(p, member: type?.members[p.name])
+                let value = property(p, member: type?.members[p.name])
+                if propsObject[p.name] != nil, repeated == nil { repeated = p.name }
+                propsObject[p.name] = value
+                propertyNames.append(p.name)
             }
             // Properties first, then expanded navigation properties.
             for m in body { propsObject[m.key] = m.value }
@@ -176,6 +201,13 @@ final class AtomReader {
             header["@odata.id"] = .string(id)
         }
         for (k, v) in media { header[k] = .string(v) }
+        if repeated == nil {
+            // The streaming order: header, media, properties, then the navigation members.
+            var seen = Set(header.keys.map { $0 })
+            for n in propertyNames { seen.insert(n) }
+            for k in bodyKeys where !seen.insert(k).inserted { repeated = k; break }
+        }
+        noteRepeat(repeated)
         for m in body { header[m.key] = m.value }
         return (header, etag)
     }
@@ -212,9 +244,13 @@ final class AtomReader {
     func complex(_ p: XMLElement, type: PayloadTypeInfo?, typeName: String?) -> JSONValue {
         var o = JSONObject()
         if index == nil, let t = typeName { o["@odata.type"] = .string("#" + t) }
+        var repeated: String? = nil
         for c in p.children where c.namespace == A.data {
-            o[c.name] = property(c, member: type?.members[c.name])
+            let value = property(c, member: type?.members[c.name])
+            if o[c.name] != nil, repeated == nil { repeated = c.name }
+            o[c.name] = value
         }
+        noteRepeat(repeated)
         return .object(o)
     }
 
