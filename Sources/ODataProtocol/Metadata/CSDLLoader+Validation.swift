@@ -57,8 +57,7 @@ extension CSDLLoader {
                     try warn(.invalidElement, "\(qn): base type \(b) is not a\(t.kind == .entity ? "n entity" : " complex") type",
                              at: at)
                 }
-                let chain = model.lineage(of: t)
-                if let end = chain.last?.baseType, chain.contains(where: { $0.qualifiedName == end }) {
+                if lineages[qn]?.reachesCycle == true {
                     try warn(.invalidElement, "\(qn): its base types form a cycle", at: at)
                 }
             } else if !isKnownType(b) {
@@ -92,9 +91,9 @@ extension CSDLLoader {
                 try warn(.danglingReference, "key of \(qn): \(path) is not a property", at: at)
             }
         }
-        let lineage = model.lineage(of: t)
-        let rootIsKnown = lineage.last?.baseType.map { model.types[$0] != nil } ?? true
-        if rootIsKnown, !t.isAbstract, lineage.allSatisfy({ $0.key.isEmpty && !$0.isAbstract }) {
+        // The chain as `resolveInheritance` found it (walking it here per type was quadratic).
+        guard let lineage = lineages[qn] else { return }
+        if lineage.rootIsKnown, !t.isAbstract, !lineage.hasKeyOrAbstract {
             try warn(.invalidElement, "entity type \(qn) has no key", at: at)
         }
     }

@@ -3,7 +3,8 @@
 ///
 /// The load runs in passes so that declaration order never matters: envelope and version,
 /// schemas and aliases, a name index of every declared type, V2 associations, enum types
-/// and type definitions, structured types, V4 functions/actions, the entity container(s),
+/// and type definitions, structured types, their base-type chains (`CSDLLoader+Inheritance`:
+/// a chain too deep refuses the document), V4 functions/actions, the entity container(s),
 /// then relationships across types (V2 partners and set bindings, V4 partner constraints)
 /// and finally the check of every reference (`CSDLLoader+Validation.swift`).
 final class CSDLLoader {
@@ -26,6 +27,8 @@ final class CSDLLoader {
     /// Where types ("T:" + qualified name), sets ("S:" + URL name) and imports ("I:" + URL
     /// name) are declared, for the positions of validation warnings.
     var positions: [String: (line: Int, column: Int)] = [:]
+    /// Each structured type's base-type chain, as validation needs it (`resolveInheritance`).
+    var lineages: [String: Lineage] = [:]
     /// Construct names already reported as belonging to the other protocol version.
     private var mismatchReported: Set<String> = []
 
@@ -38,6 +41,7 @@ final class CSDLLoader {
         try loadAssociations()
         try loadEnumTypesAndTypeDefinitions()
         try loadStructuredTypes()
+        try resolveInheritance()
         try loadOperations()
         try loadContainers()
         linkV2Partners()

@@ -15,7 +15,8 @@ public struct MetadataError: Error, Sendable, Hashable, CustomStringConvertible 
         /// `DataServiceVersion="4.0"` in an EDMX 1.0 envelope).
         case unsupportedVersion
         /// An element that lacks a required attribute or has an unusable value; it was skipped
-        /// (or the value ignored).
+        /// (or the value ignored). Also thrown, in any mode, for a type with more than
+        /// `ServiceModel.maxInheritanceDepth` base types (the document is not loaded).
         case invalidElement
         /// A name that refers to nothing in the document: a type, association, role, entity
         /// set, navigation property or operation. Kept as written where that is still

@@ -57,7 +57,9 @@
 /// line/column; DTDs are refused by the XML layer, so external entities are never
 /// resolved), a root that is neither `edmx:Edmx` nor a CSDL `Schema` or an `edmx:Edmx`
 /// without `edmx:DataServices` (`.notMetadata`), an unknown EDMX `Version` or
-/// `DataServiceVersion` (`.unsupportedVersion`). Everything else is tolerated and reported
+/// `DataServiceVersion` (`.unsupportedVersion`), a type with more than
+/// `ServiceModel.maxInheritanceDepth` (64) base types (`.invalidElement`, naming the type and
+/// the limit). Everything else is tolerated and reported
 /// in `ServiceModel.warnings`: dangling type/association/set/operation references,
 /// elements missing required attributes (skipped), duplicate names (first wins),
 /// constructs of the other version. With `Options(strict: true)` the first such problem

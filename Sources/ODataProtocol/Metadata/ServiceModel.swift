@@ -193,12 +193,20 @@ public struct ServiceModel: Sendable {
         return structuredType(s.entityType)
     }
 
-    /// The base-type chain of `type`, starting with the type itself (stops on cycles).
+    /// The most base types a structured type may have (the length of its `BaseType` chain):
+    /// `MetadataParser` refuses a document with a deeper chain, and the inherited-member
+    /// lookups (`lineage(of:)`, `firstInLineage`) stop after this many base types, so none
+    /// costs more than that many steps. Real services derive a few levels deep.
+    public static let maxInheritanceDepth = 64
+
+    /// The base-type chain of `type`, starting with the type itself (stops on cycles, and
+    /// after `maxInheritanceDepth` base types). O(depth²) name comparisons for the cycle check,
+    /// which for the usual one to three levels is cheaper than a set.
     public func lineage(of type: StructuredType) -> [StructuredType] {
         var chain = [type]
-        var seen: Set<String> = [type.qualifiedName]
         var current = type
-        while let b = current.baseType, let base = structuredType(b), seen.insert(base.qualifiedName).inserted {
+        while chain.count <= Self.maxInheritanceDepth, let b = current.baseType, let base = structuredType(b),
+              !chain.contains(where: { $0.qualifiedName == base.qualifiedName }) {
             chain.append(base)
             current = base
         }
@@ -229,14 +237,14 @@ public struct ServiceModel: Sendable {
         firstInLineage(of: type) { $0.navigationProperty(named: name) }
     }
 
-    /// Walks `type` and its base types (at most 64, which also stops on cycles) without
-    /// allocating, returning the first non-nil result of `body`.
+    /// Walks `type` and its base types (at most `maxInheritanceDepth`, which also stops on
+    /// cycles) without allocating, returning the first non-nil result of `body`.
     @inlinable
     public func firstInLineage<T>(of type: StructuredType, _ body: (StructuredType) -> T?) -> T? {
         if let r = body(type) { return r }
         var next = type.baseType
         var steps = 0
-        while let b = next, steps < 64, let base = types[b] ?? structuredType(b) {
+        while let b = next, steps < Self.maxInheritanceDepth, let base = types[b] ?? structuredType(b) {
             if let r = body(base) { return r }
             next = base.baseType
             steps += 1
