@@ -420,7 +420,7 @@ typedef struct ods_store_options {
     long connect_timeout_ms;        /**< Default 10000. */
     long request_timeout_ms;        /**< Whole request, per HTTP exchange; default 60000. */
     int max_connections;            /**< Parallel connections to the service; default 8. */
-    const char *user_agent;         /**< Default "libodatastore/<version>"; no CR, LF. */
+    const char *user_agent;         /**< Default "libodatastore/<version>"; no control characters. */
     int csrf_protection;            /**< ods_csrf_mode: ODS_CSRF_AUTO (default) or ODS_CSRF_OFF. */
     const char *metadata_path;      /**< A local $metadata file to use instead of fetching it; NULL =
                                          fetch. ods_store_open fails at once (ODS_EIO) when the path
@@ -1025,7 +1025,8 @@ ODS_EXTERN void *ods_request_context(const ods_request *request);
 /**
  * Adds a header to send with this request (replacing one of the same name, compared without
  * case); value NULL removes it. Returns ODS_OK; ODS_ESTATE after start; ODS_EINVAL for a
- * name that is not an HTTP token, a value with CR, LF or NUL, or a header of the HTTP layer
+ * name that is not an HTTP token, a value with a control character but tab (CR, LF, NUL,
+ * ESC, DEL...: RFC 9110 5.5), or a header of the HTTP layer
  * (Content-Length, Transfer-Encoding, Connection, Keep-Alive, Proxy-Connection, Upgrade, TE,
  * Trailer: they frame the message or manage the connection; also refused in
  * ods_store_options.headers).
@@ -1035,7 +1036,7 @@ ODS_EXTERN int ods_request_set_header(ods_request *request, const char *name, co
 /**
  * The ETag for If-Match on UPDATE/DELETE. When unset, the body's "@odata.etag" is used;
  * "*" matches any version; NULL unsets it. Returns ODS_OK; ODS_ESTATE after start;
- * ODS_EINVAL for an ETag with CR, LF or NUL.
+ * ODS_EINVAL for an ETag with a control character (CR, LF, NUL...).
  */
 ODS_EXTERN int ods_request_set_etag(ods_request *request, const char *etag);
 

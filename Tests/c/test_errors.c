@@ -285,7 +285,20 @@ static void check_invalid_options(void) {
         const char *split[] = {"X-A: a\r\nX-B: b", NULL};
         o.headers = split;
         ODS_CHECK_INT_EQ(ods_store_open(&store, &o, NULL, NULL), ODS_EINVAL);
-        ODS_CHECK(strstr(ods_error_last()->message, "header value for X-A contains CR, LF or NUL") != NULL);
+        ODS_CHECK(strstr(ods_error_last()->message, "header value for X-A contains CR, LF, NUL or another control character") != NULL);
+    }
+    /* Other control characters are refused too (RFC 9110 5.5: servers answer 400); a tab is fine. */
+    {
+        const char *escape[] = {"X-A: a\x1b[31mb", NULL};
+        const char *del[] = {"X-A: a\x7f", NULL};
+        o.headers = escape;
+        ODS_CHECK_INT_EQ(ods_store_open(&store, &o, NULL, NULL), ODS_EINVAL);
+        o.headers = del;
+        ODS_CHECK_INT_EQ(ods_store_open(&store, &o, NULL, NULL), ODS_EINVAL);
+        o.headers = NULL;
+        o.user_agent = "agent\x01";
+        ODS_CHECK_INT_EQ(ods_store_open(&store, &o, NULL, NULL), ODS_EINVAL);
+        o.user_agent = NULL;
     }
     o.headers = NULL;
     o.request_timeout_ms = -1;

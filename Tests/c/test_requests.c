@@ -90,6 +90,10 @@ static void check_delegate_flow(void) {
     ODS_CHECK(ods_request_context(req) == &t);
     ODS_CHECK_OK(ods_request_set_header(req, "X-Test", "yes"));
     ODS_CHECK_OK(ods_request_set_header(req, "X-Test", NULL)); /* removed again */
+    ODS_CHECK_INT_EQ(ods_request_set_header(req, "X-Test", "a\x1b[31m"), ODS_EINVAL); /* RFC 9110 5.5 */
+    ODS_CHECK_INT_EQ(ods_request_set_header(req, "X-Test", "a\x7f"), ODS_EINVAL);
+    ODS_CHECK_OK(ods_request_set_header(req, "X-Test", "a\tb")); /* a tab may appear */
+    ODS_CHECK_OK(ods_request_set_header(req, "X-Test", NULL));
     /* The HTTP layer's headers are refused, whatever their case. */
     ODS_CHECK_INT_EQ(ods_request_set_header(req, "Content-Length", "5"), ODS_EINVAL);
     ODS_CHECK(strstr(ods_error_last()->message, "Content-Length header is the HTTP layer's") != NULL);

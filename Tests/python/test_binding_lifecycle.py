@@ -325,7 +325,7 @@ def test_store_headers_are_checked_like_request_headers(v4_proxy):
     # In the C API's "Name: value" lines a ':' in a name would split the line elsewhere
     # ({"A:B": "x"} went out as "A: B: x"): names and values are checked as set_header does.
     for bad, named in (({"A:B": "x"}, 'invalid header name "A:B"'), ({"": "x"}, 'invalid header name ""'),
-                       ({"X Y": "x"}, "X Y"), ({"X": "a\r\nB: c"}, "CR, LF or NUL"),
+                       ({"X Y": "x"}, "X Y"), ({"X": "a\r\nB: c"}, "CR, LF, NUL"), ({"X": "a\x1bb"}, "control character"),
                        ({"X": 1}, "header X must be a str"), ({5: "x"}, "must be a str"),
                        (["X: y"], "mapping")):
         with pytest.raises(odatastore.InvalidArgumentError, match=named):

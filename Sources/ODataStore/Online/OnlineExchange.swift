@@ -157,7 +157,7 @@ final class OnlineExchange: EngineTask {
     /// An ETag that can go back into an If-Match header: none with CR, LF or NUL (a server
     /// that sends one gets no If-Match from it, rather than a request that cannot be sent).
     static func usableETag(_ etag: String?) -> String? {
-        guard let etag, !etag.isEmpty, isValidHeaderValue(etag) else { return nil }
+        guard let etag, !etag.isEmpty, isValidFieldValue(etag) else { return nil }
         return etag
     }
 

@@ -10,7 +10,7 @@ final class CSRFToken: Sendable {
     func update(from response: HTTPResponse) {
         // A token with CR, LF or NUL could never be sent back (it would split the header):
         // it is not kept, so it cannot break the writes that follow.
-        guard let token = response.header("X-CSRF-Token"), !token.isEmpty, isValidHeaderValue(token),
+        guard let token = response.header("X-CSRF-Token"), !token.isEmpty, isValidFieldValue(token),
               !asciiCaseInsensitiveEquals(token, "Required") else { return }
         value.withLock { $0 = token }
         Log.debug(.csrf, "CSRF token received")

@@ -73,8 +73,8 @@ public final class Request: Sendable {
     public func setHeader(_ name: String, _ value: String?) throws(ODataStoreError) {
         guard isValidHeaderName(name) else { throw .invalid("invalid header name \"\(name)\"") }
         if let reason = reservedHeaderReason(name) { throw .invalid(reason) }
-        if let value, !isValidHeaderValue(value) {
-            throw .invalid("header value for \(name) contains CR, LF or NUL")
+        if let value, !isValidFieldValue(value) {
+            throw .invalid("header value for \(name) contains CR, LF, NUL or another control character (only tab may appear)")
         }
         try configure { m in
             m.headers.removeAll { asciiCaseInsensitiveEquals($0.name, name) }
@@ -84,7 +84,7 @@ public final class Request: Sendable {
 
     /// The ETag sent as If-Match on update/delete; nil falls back to the body's `@odata.etag`.
     public func setETag(_ etag: String?) throws(ODataStoreError) {
-        if let etag, !isValidHeaderValue(etag) { throw .invalid("ETag contains CR, LF or NUL") }
+        if let etag, !isValidFieldValue(etag) { throw .invalid("ETag contains CR, LF, NUL or another control character") }
         try configure { $0.etag = etag }
     }
 
@@ -288,6 +288,14 @@ func reservedHeaderReason(_ name: String) -> String? {
     return nil
 }
 
+/// No CR, LF or NUL: what may go into a header through an encoding (Basic credentials are
+/// base64, so other control characters are fine there).
 func isValidHeaderValue(_ value: String) -> Bool {
     !value.utf8.contains { $0 == 10 || $0 == 13 || $0 == 0 }
+}
+
+/// A header value as RFC 9110 (5.5) allows it verbatim: no control character but HTAB (NUL,
+/// CR and LF would split or cut the header; ESC, DEL and the others are refused by servers).
+func isValidFieldValue(_ value: String) -> Bool {
+    !value.utf8.contains { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }
 }

@@ -68,13 +68,13 @@ public enum LogonReply: Sendable, CustomStringConvertible {
             guard isValidHeaderValue(password) else { throw .invalid("the logon's password must not contain CR, LF or NUL") }
             return [ProtocolHeaders.authorization(.basic(username: user, password: password))].compactMap { $0 }
         case .bearer(let token):
-            guard !token.isEmpty, isValidHeaderValue(token) else { throw .invalid("the logon's bearer token is empty or has control characters") }
+            guard !token.isEmpty, isValidFieldValue(token) else { throw .invalid("the logon's bearer token is empty or has control characters") }
             return [ProtocolHeaders.authorization(.bearer(token: token))].compactMap { $0 }
         case .headers(let lines):
             guard !lines.isEmpty, lines.count <= 100 else { throw .invalid("a logon reply needs 1 to 100 header lines") }
             for h in lines {
                 guard isValidHeaderName(h.name) else { throw .invalid("a logon header has an invalid name") }
-                guard isValidHeaderValue(h.value) else { throw .invalid("the logon header \(h.name) has CR, LF or NUL in its value") }
+                guard isValidFieldValue(h.value) else { throw .invalid("the logon header \(h.name) has CR, LF, NUL or another control character in its value") }
             }
             return lines
         }

@@ -121,8 +121,8 @@ public final class Store: Sendable {
         guard o.maxLogonAttempts >= 1, o.maxLogonAttempts <= 10 else {
             throw .invalid("max_logon_attempts must be between 1 and 10")
         }
-        guard isValidHeaderValue(o.userAgent) else {
-            throw .invalid("user_agent must not contain CR, LF or NUL")
+        guard isValidFieldValue(o.userAgent) else {
+            throw .invalid("user_agent must not contain CR, LF, NUL or another control character")
         }
         guard o.connectTimeoutMilliseconds >= 0, o.requestTimeoutMilliseconds >= 0 else {
             throw .invalid("timeouts must not be negative")
@@ -132,8 +132,8 @@ public final class Store: Sendable {
         }
         for h in o.headers {
             guard isValidHeaderName(h.name) else { throw .invalid("options->headers: invalid header name \"\(h.name)\"") }
-            guard isValidHeaderValue(h.value) else {
-                throw .invalid("options->headers: header value for \(h.name) contains CR, LF or NUL")
+            guard isValidFieldValue(h.value) else {
+                throw .invalid("options->headers: header value for \(h.name) contains CR, LF, NUL or another control character (only tab may appear)")
             }
             if let reason = reservedHeaderReason(h.name) { throw .invalid("options->headers: " + reason) }
         }
@@ -146,7 +146,7 @@ public final class Store: Sendable {
             }
         }
         if case .bearer(let token) = o.authentication {
-            guard !token.isEmpty, isValidHeaderValue(token) else { throw .invalid("bearer token is empty or has control characters") }
+            guard !token.isEmpty, isValidFieldValue(token) else { throw .invalid("bearer token is empty or has control characters") }
         }
     }
 

@@ -165,9 +165,13 @@ def _header_value(name: str, value: Any) -> bytes:
     if not isinstance(value, str):
         raise InvalidArgumentError(f"the value of header {name} must be a str, not {type(value).__name__}",
                                    _errors.EINVAL)
-    if "\r" in value or "\n" in value or "\0" in value:
-        raise InvalidArgumentError(f"header value for {name} contains CR, LF or NUL", _errors.EINVAL)
+    if _CONTROL.search(value):  # as the library checks (RFC 9110 5.5): no control character but tab
+        raise InvalidArgumentError(f"header value for {name} contains CR, LF, NUL or another control character "
+                                   "(only tab may appear)", _errors.EINVAL)
     return _utf8(value, f"the value of header {name}")
+
+
+_CONTROL = re.compile("[\x00-\x08\x0a-\x1f\x7f]")
 
 
 def _header_lines(headers: Any, what: str) -> Any:
