@@ -139,3 +139,18 @@ def test_an_entity_with_a_hundred_thousand_undeclared_members_is_typed_by_what_i
             v4_proxy.clear()
         assert wide["Price"] == decimal.Decimal("12.50") and wide["Stock"] == 9007199254740993
         assert len(wide) == 100_004 and wide["X99999"] == "99999"
+
+
+@pytest.mark.parametrize("status", [600, 799, 999])
+def test_a_status_beyond_599_is_not_an_http_status(v4_proxy, status):
+    # libcurl takes any three digits from a status line; 6xx-9xx are no HTTP status (RFC 9110
+    # 15): a protocol error, not the service error a 5xx is.
+    with odatastore.Store(v4_proxy.url) as store:
+        store.wait_open(60)
+        v4_proxy.fault(mode="respond", status=status, headers=HEADERS, body='{"ID":1}', match="Products(1)", count=1)
+        try:
+            with pytest.raises(odatastore.ProtocolError) as info:
+                store.read("Products(1)")
+            assert info.value.http_status == status
+        finally:
+            v4_proxy.clear()

@@ -60,8 +60,9 @@ public enum ErrorCode: Int32, Sendable, Hashable, CaseIterable {
     }
 
     /// The code for an HTTP status that is not a success: a 3xx (redirects are never
-    /// followed) or a 4xx is `.http` unless a more precise code fits; 5xx and anything else
-    /// is `.server`.
+    /// followed) or a 4xx is `.http` unless a more precise code fits; a 5xx is `.server`;
+    /// anything else (600 to 999, which libcurl takes from a status line) is not an HTTP
+    /// status at all: `.protocol`.
     public static func forHTTPStatus(_ status: Int) -> ErrorCode {
         switch status {
         case 300..<400: .http
@@ -72,7 +73,8 @@ public enum ErrorCode: Int32, Sendable, Hashable, CaseIterable {
         case 428: .preconditionRequired
         case 408, 504: .timeout
         case 400..<500: .http
-        default: .server
+        case 500..<600: .server
+        default: .protocol
         }
     }
 }
