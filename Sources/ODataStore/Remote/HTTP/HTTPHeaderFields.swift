@@ -64,7 +64,7 @@ public struct HTTPHeaderFields: Sendable, CustomStringConvertible {
     /// reports success with the body cut or grown) mean the body's end is unknown: the
     /// response cannot be trusted. One pass over the fields, no String made.
     func contentLengthProblem() -> String? {
-        let name = Array("content-length".utf8)
+        let name = Self.contentLengthName
         var first: ArraySlice<UInt8>? = nil
         for f in fields where f.name.count == name.count {
             var equal = true
@@ -88,6 +88,8 @@ public struct HTTPHeaderFields: Sendable, CustomStringConvertible {
         }
         return nil
     }
+
+    private static let contentLengthName: [UInt8] = Array("content-length".utf8)  // made once, not per response
 
     /// The value of the first field with this name (ASCII case-insensitive), if any.
     public func value(named name: String) -> String? {
