@@ -684,7 +684,8 @@ ODS_EXTERN int ods_store_defining_request(ods_defining_request_info *out, ods_st
  * `status` is ODS_OK when every chosen defining request is downloaded, else the code of what
  * stopped it (also in error->code): ODS_ECANCELLED (ods_store_cancel_download,
  * ods_store_close), ODS_ENOTFOUND (a path that is not a defining request of the store),
- * ODS_EOFFLINE, ODS_ESERVER, ODS_ETIMEOUT, ODS_EUNAUTHORIZED, ODS_EIO, ... Pages written
+ * ODS_ESYNTAX or ODS_EUNSUPPORTED (a path that is not even a request the store could
+ * define: it does not parse, or names what a defining request cannot be), ODS_EOFFLINE, ODS_ESERVER, ODS_ETIMEOUT, ODS_EUNAUTHORIZED, ODS_EIO, ... Pages written
  * before a failure stay, and the next download resumes after them. `error` is NULL on
  * success, else BORROWED for the duration of the call.
  */
