@@ -92,7 +92,7 @@ public func ods_changes_size(_ p: OpaquePointer?) -> Int {
 public func ods_changes_kind(_ p: OpaquePointer?, _ index: Int) -> Int32 {
     guard let c = CChanges.from(p) else { return LastError.set(nullArgument("changes")) }
     guard index >= 0, index < c.changes.changes.count else {
-        return LastError.set(ODataStoreError(.invalidArgument, "index \(index) is out of range (\(c.changes.changes.count) changes listed)"))
+        return LastError.set(ODataStoreError(.invalidArgument, "index \(UInt(bitPattern: index)) is out of range (\(c.changes.changes.count) changes listed)"))
     }
     return c.changes.changes[index].kind.rawValue
 }

@@ -39,7 +39,7 @@ public func ods_store_defining_request(_ out: UnsafeMutablePointer<ods_defining_
         try checkVersion(out.pointee.version, ODS_DEFINING_REQUEST_INFO_VERSION, "ods_defining_request_info")
         let info = try store.offlineInfo()
         guard index >= 0, index < info.definingRequests.count else {
-            throw ODataStoreError(.invalidArgument, "index \(index) is out of range (the store has \(info.definingRequests.count) defining requests)")
+            throw ODataStoreError(.invalidArgument, "index \(UInt(bitPattern: index)) is out of range (the store has \(info.definingRequests.count) defining requests)")
         }
         let d = info.definingRequests[index]
         let strings = store.context as? CStoreContext

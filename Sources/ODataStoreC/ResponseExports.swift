@@ -42,7 +42,7 @@ public func ods_response_header_at(_ outName: UnsafeMutablePointer<UnsafePointer
     return status { () throws(ODataStoreError) in
         guard let view = ResponseView.from(handle) else { throw nullArgument("response") }
         guard let header = view.header(at: index) else {
-            throw ODataStoreError(.notFound, "header index \(index) is out of range (\(view.response.headerFields.count) headers)")
+            throw ODataStoreError(.notFound, "header index \(UInt(bitPattern: index)) is out of range (\(view.response.headerFields.count) headers)")
         }
         outName?.pointee = header.name
         outValue?.pointee = header.value

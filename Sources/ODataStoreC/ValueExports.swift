@@ -46,7 +46,7 @@ public func ods_value_member_at(_ outName: UnsafeMutablePointer<UnsafePointer<CC
         guard let view = ValueView.from(handle) else { throw nullArgument("object") }
         guard view.kind == .object else { throw ODataStoreError(.type, "the value is not an object") }
         guard let (name, value) = view.member(at: index) else {
-            throw ODataStoreError(.notFound, "member index \(index) is out of range (\(view.count) members)")
+            throw ODataStoreError(.notFound, "member index \(UInt(bitPattern: index)) is out of range (\(view.count) members)")
         }
         outName?.pointee = name
         outValue?.pointee = value.pointer

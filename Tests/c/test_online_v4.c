@@ -72,6 +72,9 @@ static void on_typed(ods_request *request, const ods_response *response, const o
             if (strcasecmp(hn, "OData-Version") == 0) t->header_ok = hv[0] == '4' && ods_response_header(response, "odata-VERSION") != NULL;
         }
         t->header_range_rc = ods_response_header_at(&hn, &hv, response, n);
+        /* a huge index is named as the size_t it is, not as a negative number */
+        ODS_CHECK_INT_EQ(ods_response_header_at(&hn, &hv, response, (size_t)-1), t->header_range_rc);
+        ODS_CHECK(strstr(ods_error_last()->message, "18446744073709551615") != NULL);
         t->body_ok = body != NULL && body_len == strlen(body) && strstr(body, "\"Stock\"") != NULL &&
                      json_len == strlen(json);
         t->entity_json_ok = ods_entity_json(e) != NULL && ods_entity_json(e)[0] == '{' &&
