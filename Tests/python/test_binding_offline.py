@@ -330,6 +330,60 @@ def test_local_paging(opened):
         assert store.read("Products?$skip=9223372036854775807&$skiptoken=9223372036854775807") == []
 
 
+#: Orders with NULLs (Rating, Description), ties, Decimal and instant collations, GUIDs,
+#: Booleans and descending terms: the local pages of each must join up to its one answer.
+ORDERINGS = ["Rating desc", "Rating", "Price desc", "Description", "Description desc", "UUID", "Name desc",
+             "Discontinued,Rating desc", "ReleaseDate", "ReleaseDate desc", "Rating desc,Description"]
+#: ... and what only one service's Product has (V2's has no LastModified or CategoryID).
+KIND_ORDERINGS = {"v4": ["LastModified desc", "CategoryID desc,Price"], "v2": ["Stock desc,Price", "Version,ID desc"]}
+
+
+def test_local_pages_continue_the_order(opened):
+    """Each local page starts after the last entity of the one before it, by that entity's
+    $orderby values and key (the store's skip token), as a service's key-based token does."""
+    small = {"Prefer": "odata.maxpagesize=7"}
+    with opened.open() as store:
+        for ordering in ORDERINGS + KIND_ORDERINGS[opened.kind]:
+            query = f"Products?$orderby={ordering}&$select=ID"
+            whole = [r["ID"] for r in store.read(query)]
+            assert len(whole) == seed.PRODUCT_COUNT
+            assert [r["ID"] for p in store.pages(query, headers=small) for r in p] == whole, ordering
+        for query in ("Customers?$orderby=CompanyName desc", "Customers", "Products?$filter=Rating eq null&$orderby=Price",
+                      "Products?$skip=13&$top=40&$orderby=Rating desc,Name", "Categories?$orderby=Name desc"):
+            whole = store.read(query)
+            pages = list(store.pages(query, headers=small))
+            assert [r for p in pages for r in p] == whole and len(pages) == -(-len(whole) // 7), query
+        first = store.read("Customers?$orderby=CustomerID", headers=small)
+        token = first.next_link.split("$skiptoken=")[1]
+        # a token of another order, or not the store's at all, is the caller's fault
+        for bad in (f"Customers?$orderby=City,CustomerID&$skiptoken={token}", "Customers?$skiptoken=7.tzz",
+                    "Customers?$skiptoken=7.i1", "Customers?$skiptoken=%1b[31m"):
+            with pytest.raises(odatastore.InvalidArgumentError) as e:
+                store.read(bad)
+            assert "was not made by the offline store" in str(e.value) and "\x1b" not in str(e.value), bad
+
+
+def test_local_pages_after_changes_between_them(opened, tmp_path):
+    """An entity deleted between two page reads does not make the next page skip one (an
+    offset token would), one changed into the part already read is not read twice."""
+    small = {"Prefer": "odata.maxpagesize=10"}
+    with odatastore.Store(opened.server.url, store_path=tmp_path / "drift.store", defining_requests=["Products"]) as store:
+        store.wait_open(BOUND)
+        first = store.read("Products?$orderby=ID", headers=small)
+        assert [r["ID"] for r in first] == list(range(1, 11))
+        store.delete("Products(5)", first[4])  # on the page read already
+        store.delete("Products(11)", store.read("Products(11)"))  # the first of the next page
+        second = store.read(first.next_link, headers=small)
+        assert [r["ID"] for r in second] == list(range(12, 22))
+        # descending by price: the first page's cheapest moves up among those read
+        by_price = store.read("Products?$orderby=Price desc", headers=small)
+        lowest = by_price[-1]
+        store.update(f"Products({lowest['ID']})", {"Price": by_price[0]["Price"]}, etag=lowest.etag)
+        rest = [r["ID"] for p in store.pages(by_price.next_link, headers=small) for r in p]
+        assert lowest["ID"] not in rest and not set(rest) & {r["ID"] for r in by_price}
+        assert len(rest) == seed.PRODUCT_COUNT - 2 - 10
+
+
 def test_scope_not_found_and_unsupported_errors(opened):
     with opened.open() as store:
         with pytest.raises(odatastore.NotInScopeError) as e:

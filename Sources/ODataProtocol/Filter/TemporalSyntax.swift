@@ -108,8 +108,8 @@ enum TemporalSyntax {
 
 /// The hex spelling of V2 binary literals (`binary'0A1B'`, `X'0A1B'`); V4's base64url is
 /// `Base64`'s.
-enum BinaryLiteral {
-    static func fromHex(_ s: String) -> [UInt8]? {
+package enum BinaryLiteral {
+    package static func fromHex(_ s: String) -> [UInt8]? {
         let b = Array(s.utf8)
         guard b.count % 2 == 0 else { return nil }
         func v(_ c: UInt8) -> UInt8? {
@@ -131,7 +131,7 @@ enum BinaryLiteral {
         return out
     }
 
-    static func hex(_ bytes: [UInt8]) -> String {
+    package static func hex(_ bytes: [UInt8]) -> String {
         let digits = Array("0123456789ABCDEF".utf8)
         var out: [UInt8] = []
         for x in bytes { out.append(digits[Int(x >> 4)]); out.append(digits[Int(x & 15)]) }

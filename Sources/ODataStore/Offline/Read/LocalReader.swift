@@ -185,19 +185,37 @@ struct LocalReader {
         return parts.isEmpty ? "1" : parts.joined(separator: " AND ")
     }
 
-    private func orderBy(_ options: QueryOptions?, table: EntityTable, alias: String, _ params: inout SQLParameters) throws(ODataStoreError) -> String {
-        var terms: [String] = []
+    /// The ORDER BY terms of a request (its `$orderby`, then the key columns it does not
+    /// name, for ties and for a deterministic order), each without its direction.
+    private func orderTerms(_ options: QueryOptions?, table: EntityTable, alias: String,
+                            _ params: inout SQLParameters) throws(ODataStoreError) -> [LocalSkipToken.Term] {
+        var terms: [LocalSkipToken.Term] = []
         if let items = options?.orderBy {
             var f = FilterSQL(schema: schema, aliases: SQLAliases(startingAt: 200), parameterAliases: aliases)
             for item in items {
                 let term = try f.orderTerm(item.expression, in: SQLScope(table: table, alias: alias), &params)
-                terms.append(term + (item.descending ? " DESC" : ""))
+                terms.append(.init(sql: "(" + term + ")", descending: item.descending))
             }
         }
-        // Ties (and requests without $orderby) in key order: a deterministic answer.
-        terms += table.keyColumns.map { "\(alias).\($0.quoted)" }
-        if terms.isEmpty { terms.append("\(alias).\(SQLName.quote(EntityTable.ridColumn))") }
-        return terms.joined(separator: ", ")
+        for column in table.keyColumns {
+            let sql = "\(alias).\(column.quoted)"
+            // A key column the $orderby names already orders its ties: again would only cost.
+            if let i = terms.firstIndex(where: { $0.sql == "(" + sql + ")" }) {
+                terms[i].key = column.kind
+            } else {
+                terms.append(.init(sql: sql, descending: false, key: column.kind))
+            }
+        }
+        if table.keyColumns.isEmpty { terms.append(.init(sql: "\(alias).\(SQLName.quote(EntityTable.ridColumn))", descending: false, key: .integer)) }
+        return terms
+    }
+
+    private static func orderClause(_ terms: [LocalSkipToken.Term]) -> String {
+        terms.map { $0.descending ? $0.sql + " DESC" : $0.sql }.joined(separator: ", ")
+    }
+
+    private func orderBy(_ options: QueryOptions?, table: EntityTable, alias: String, _ params: inout SQLParameters) throws(ODataStoreError) -> String {
+        Self.orderClause(try orderTerms(options, table: table, alias: alias, &params))
     }
 
     // MARK: - Queries
@@ -230,26 +248,44 @@ struct LocalReader {
         var params = SQLParameters()
         let whereSQL = try conditions(o, table: table, alias: "t0", parent: parent, key: key, &params)
         let countValue: Int64? = o.count == true ? try count(table, whereSQL: whereSQL, params) : nil
-        // Paging: our own skip tokens are offsets from $skip.
-        var tokenOffset = 0
-        if let token = o.skipToken {
-            guard let n = Int(token), n >= 0 else {
-                throw ODataStoreError(.invalidArgument, "$skiptoken=\(token) was not made by the offline store")
+        // Paging: our own skip tokens say how many entities the pages before delivered and
+        // where the last of them was in the order (LocalSkipToken).
+        var token = LocalSkipToken(delivered: 0, after: nil)
+        if let text = o.skipToken {
+            guard let t = LocalSkipToken(text) else {
+                throw ODataStoreError(.invalidArgument, "$skiptoken=\(ResponseErrors.printable(text, limit: 100)) was not made by the offline store")
             }
-            tokenOffset = n
+            token = t
         }
-        let remaining: Int? = o.top.map { max($0 - tokenOffset, 0) }  // of $top, after the pages before
+        let remaining: Int? = o.top.map { max($0 - token.delivered, 0) }  // of $top, after the pages before
         var limit = remaining
         if let pageSize { limit = min(limit ?? Int.max, pageSize) }
-        let order = try orderBy(o, table: table, alias: "t0", &params)
-        var sql = "SELECT \(EntityJSON.selectList(table, alias: "t0")) FROM \(table.quoted) t0 WHERE \(whereSQL) ORDER BY \(order)"
+        let terms = try orderTerms(o, table: table, alias: "t0", &params)
+        var whereClause = whereSQL
+        var offset = o.skip ?? 0
+        if let after = token.after {
+            guard token.fits(terms) else {
+                throw ODataStoreError(.invalidArgument, "$skiptoken=\(ResponseErrors.printable(o.skipToken ?? "", limit: 100)) was not made by the offline store for this request")
+            }
+            // The value condition replaces $skip, which the first page applied.
+            whereClause += " AND " + LocalSkipToken.condition(terms: terms, after: after, &params)
+            offset = 0
+        } else {
+            // An offset token (digits alone): after $skip. Each is at most Int.max (a hostile
+            // token too): their sum saturates.
+            let (sum, overflow) = offset.addingReportingOverflow(token.delivered)
+            offset = overflow ? Int.max : sum
+        }
         // One row more than a full page tells whether another page follows, unless $top ends
         // with this page (a next link would lead to an empty page the service does not give).
         let probesNext = pageSize != nil && limit == pageSize && (remaining ?? Int.max) > limit!
         let fetch = limit.map { probesNext ? $0 + 1 : $0 }
-        // $skip and the token are each at most Int.max (a hostile token too): their sum saturates.
-        let (offset, overflow) = (o.skip ?? 0).addingReportingOverflow(tokenOffset)
-        sql += " LIMIT \(params.bind(.integer(Int64(fetch ?? -1)))) OFFSET \(params.bind(.integer(Int64(overflow ? Int.max : offset))))"
+        // A page that may have a next one also selects its order values, for the next token.
+        let orderColumns = EntityJSON.fixedColumns + table.columns.count
+        var select = EntityJSON.selectList(table, alias: "t0")
+        if probesNext { select += terms.map { ", " + $0.sql }.joined() }
+        var sql = "SELECT \(select) FROM \(table.quoted) t0 WHERE \(whereClause) ORDER BY \(Self.orderClause(terms))"
+        sql += " LIMIT \(params.bind(.integer(Int64(fetch ?? -1)))) OFFSET \(params.bind(.integer(Int64(offset))))"
 
         var out: [UInt8] = []
         out.reserveCapacity(4096)
@@ -259,6 +295,7 @@ struct LocalReader {
         var ranges: [Range<Int>] = []
         let writer = EntityJSON(table: table, model: model, select: o.select, serviceRoot: serviceRoot)
         var more = false
+        var last: [SQLValue] = []
         do {
             let s = try file.connection.statement(sql)
             defer { s.reset() }
@@ -272,6 +309,9 @@ struct LocalReader {
                 let start = out.count
                 try writeEntity(s, writer: writer, expand: expand, depth: 1, into: &out)
                 ranges.append(start..<out.count)
+                if probesNext, ranges.count == limit {
+                    last = terms.indices.map { s.value(at: orderColumns + $0) }
+                }
             }
         } catch {
             throw Self.readFailure(error)
@@ -279,7 +319,8 @@ struct LocalReader {
         out.append(UInt8(ascii: "]"))
         var nextLink: String? = nil
         if more {
-            nextLink = Self.withSkipToken(path, tokenOffset + ranges.count, serviceRoot: serviceRoot)
+            let next = LocalSkipToken(delivered: token.delivered.addingReportingOverflow(ranges.count).partialValue, after: last)
+            nextLink = Self.withSkipToken(path, next.text, serviceRoot: serviceRoot)
             out.append(contentsOf: ",\"@odata.nextLink\":".utf8)
             JSONWriter.writeString(nextLink!, into: &out)
         }
@@ -504,17 +545,17 @@ struct LocalReader {
         return r
     }
 
-    /// `path` with `$skiptoken=offset` (replacing one it has).
-    static func withSkipToken(_ path: String, _ offset: Int, serviceRoot: String) -> String {
+    /// `path` with `$skiptoken=token` (replacing one it has); `token` needs no escaping.
+    static func withSkipToken(_ path: String, _ token: String, serviceRoot: String) -> String {
         var relative = DefiningRequest.relative(path, serviceRoot: serviceRoot)
         if let q = relative.firstIndex(of: "?") {
             let base = relative[..<q]
             let options = relative[relative.index(after: q)...].split(separator: "&").filter {
                 !$0.hasPrefix("$skiptoken=") && !$0.hasPrefix("%24skiptoken=")
             }
-            relative = String(base) + "?" + (options + ["$skiptoken=\(offset)"]).joined(separator: "&")
+            relative = String(base) + "?" + (options + ["$skiptoken=\(token)"]).joined(separator: "&")
         } else {
-            relative += "?$skiptoken=\(offset)"
+            relative += "?$skiptoken=\(token)"
         }
         return (serviceRoot.hasSuffix("/") ? serviceRoot : serviceRoot + "/") + relative
     }
