@@ -446,7 +446,9 @@ typedef struct ods_store_options {
      *      programs built for version 2 use). ---- */
     int64_t max_response_bytes;     /**< Largest response body after decompression; also the
                                          largest metadata_path file and the sum of the pages
-                                         of one ODS_PAGING_FOLLOW request. Default 64 MiB. */
+                                         of one ODS_PAGING_FOLLOW request. A response whose
+                                         uncompressed Content-Length is larger fails as soon as
+                                         its headers arrive. Default 64 MiB. */
     int max_compression_ratio;      /**< Largest ratio of decompressed to received bytes, checked
                                          once a body has decompressed past 1 MiB. Default 100. */
     int max_error_message_bytes;    /**< Longest text taken from a service's error body into

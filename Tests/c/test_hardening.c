@@ -106,6 +106,14 @@ static void check_response_limits(void) {
     ODS_CHECK_INT_EQ(r.error_code, 0);
     ODS_CHECK_INT_EQ(r.entity_count, 0);
     ods_test_result_free(&r);
+    /* A body that declares more than the limit fails at its headers: not after the limit's
+       worth of it, nor (this server then sends nothing more) at the request's timeout. */
+    fault_json("{\"mode\":\"respond\",\"headers\":[[\"Content-Type\",\"application/json\"],[\"OData-Version\",\"4.0\"]],"
+               "\"body\":\"{\\\"value\\\":[\",\"declared_length\":10000000000,\"match\":\"Products\"}");
+    run_on(small, &r, ODS_READ, "Products", NULL);
+    ODS_CHECK_INT_EQ(r.error_code, ODS_ELIMIT);
+    ODS_CHECK(r.error_message != NULL && strstr(r.error_message, "declares a body of 10000000000 bytes") != NULL);
+    ods_test_result_free(&r);
 
     /* A 1 MB error message is cut to max_error_message_bytes (100 here). */
     fault_json("{\"mode\":\"respond\",\"status\":400,\"headers\":[[\"Content-Type\",\"application/json\"]],"

@@ -19,7 +19,7 @@ truncate_body | badjson | csrf | respond | gzipbomb | endless | hang | reset_aft
 affects; default 1, -1 = until cleared; default -1 for auth), match (substring of the request
 target; default: every request), delay_ms (slow), authorization (auth: the Authorization value
 that is accepted), status (override the status of http500/http503/respond), headers, body and
-pad_bytes (respond), inflated_bytes (gzipbomb), retry_after (http503).
+pad_bytes and declared_length (respond), inflated_bytes (gzipbomb), retry_after (http503).
 
 Only the standard library is used, so any Python 3.10+ runs it.
 """
@@ -90,6 +90,11 @@ class Rule:
         self.headers = [(str(k), str(v)) for k, v in headers]
         self.body = str(spec.get("body", ""))
         self.pad_bytes = int(spec.get("pad_bytes", 0))
+        # respond: the Content-Length sent when not the body's (then the proxy sends the body
+        # and waits on the connection, as a server that declares more than it sends).
+        self.declared_length = spec.get("declared_length")
+        if self.declared_length is not None and int(self.declared_length) < 0:
+            raise ValueError("declared_length must not be negative")
         # gzipbomb: 200 with Content-Encoding: gzip, a JSON content type and a body that
         # inflates to `inflated_bytes` spaces (about 1 KB per MiB sent).
         self.inflated_bytes = int(spec.get("inflated_bytes", 1 << 30))
@@ -103,7 +108,8 @@ class Rule:
                 "delay_ms": self.delay_ms, "authorization": self.authorization,
                 "status": self.status, "headers": [list(h) for h in self.headers],
                 "body": self.body[:200], "pad_bytes": self.pad_bytes,
-                "inflated_bytes": self.inflated_bytes, "retry_after": self.retry_after}
+                "inflated_bytes": self.inflated_bytes, "retry_after": self.retry_after,
+                "declared_length": self.declared_length}
 
 
 class FaultState:
@@ -393,8 +399,11 @@ class ProxyHandler(BaseHTTPRequestHandler):
     def _fault_respond(self, rule: Rule, body: bytes) -> None:  # noqa: ARG002
         payload = rule.body.replace("{PAD}", " " * rule.pad_bytes).encode("utf-8")
         reason = self.responses.get(rule.status, ("Status",))[0]
-        self._send_raw(self._head(rule.status, reason, rule.headers, len(payload))
+        length = len(payload) if rule.declared_length is None else int(rule.declared_length)
+        self._send_raw(self._head(rule.status, reason, rule.headers, length)
                        + (b"" if self.command == "HEAD" else payload))
+        if length != len(payload):
+            self._hold()  # the client waits for the rest, or gives up
 
     def _fault_gzipbomb(self, rule: Rule, body: bytes) -> None:  # noqa: ARG002
         payload = gzip_of_spaces(rule.inflated_bytes)
@@ -417,6 +426,10 @@ class ProxyHandler(BaseHTTPRequestHandler):
 
     def _fault_hang(self, rule: Rule, body: bytes) -> None:  # noqa: ARG002
         """Never answers: holds the connection until the client goes away."""
+        self._hold()
+
+    def _hold(self) -> None:
+        """Holds the connection, sending nothing more, until the client goes away."""
         self.close_connection = True
         try:
             self.connection.settimeout(None)

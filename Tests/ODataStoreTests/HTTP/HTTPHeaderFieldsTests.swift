@@ -9,7 +9,7 @@ struct HTTPHeaderFieldsTests {
         let transfer = CurlTransfer(id: 1, easy: CurlEasy()!, maxBodyBytes: 0) { _ in }
         for line in lines {
             var copy = line
-            copy.withUTF8 { transfer.receiveHeaderLine($0) }
+            _ = copy.withUTF8 { transfer.receiveHeaderLine($0) }
         }
         return transfer.responseHeaders
     }
@@ -68,5 +68,24 @@ struct HTTPHeaderFieldsTests {
         #expect(problem(["100, 101"]) != nil && problem(["99999999999999999999"]) != nil)
         #expect(problem(["abc"]) != nil && problem([""]) != nil && problem(["-1"]) != nil && problem(["1,"]) != nil)
         #expect(HTTPHeaderFields([("content-LENGTH", "5"), ("Content-Length", "6")]).contentLengthProblem() != nil)
+    }
+
+    /// What the transport compares with max_response_bytes once the headers are in: only a
+    /// length that is the decoded body's, on a response that has one.
+    @Test func declaredBodyLength() {
+        func declared(_ status: Int, _ fields: [(String, String)]) -> Int? {
+            HTTPHeaderFields(fields.map { (name: $0.0, value: $0.1) }).declaredBodyLength(status: status)
+        }
+        #expect(declared(200, [("Content-Length", "354")]) == 354)
+        #expect(declared(400, [("content-length", " 10000000000 ")]) == 10_000_000_000)
+        #expect(declared(200, [("Content-Length", "7, 7")]) == 7)
+        #expect(declared(200, [("Content-Length", "0")]) == 0)
+        #expect(declared(200, [("Content-Encoding", "identity"), ("Content-Length", "9")]) == 9)
+        #expect(declared(200, [("Content-Encoding", "gzip"), ("Content-Length", "9")]) == nil)  // compressed size
+        #expect(declared(200, [("Transfer-Encoding", "chunked"), ("Content-Length", "9")]) == nil)
+        #expect(declared(200, [("Content-Length", "9"), ("Content-Length", "10")]) == nil)
+        #expect(declared(200, [("Content-Length", "abc")]) == nil && declared(200, []) == nil)
+        #expect(declared(204, [("Content-Length", "9")]) == nil && declared(304, [("Content-Length", "9")]) == nil)
+        #expect(declared(302, [("Content-Length", "9")]) == nil && declared(100, [("Content-Length", "9")]) == nil)
     }
 }

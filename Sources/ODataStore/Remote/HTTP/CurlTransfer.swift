@@ -25,9 +25,12 @@ final class CurlTransfer {
     @exclusivity(unchecked) var streamedBytes = 0
     /// Restarts the transfer after the sink refused bytes (set by the worker).
     @exclusivity(unchecked) var resume: (@Sendable () -> Void)?
+    /// Whether the response has a body (false for HEAD): its declared length is checked
+    /// against `maxBodyBytes` when its headers end.
+    let expectsBody: Bool
 
     init(id: UInt64, easy: CurlEasy, maxBodyBytes: Int, maxCompressionRatio: Int = 0, compressionRatioThreshold: Int = 1 << 20,
-         sink: (any HTTPBodySink)? = nil,
+         sink: (any HTTPBodySink)? = nil, expectsBody: Bool = true,
          completion: @escaping @Sendable (Result<HTTPResponse, HTTPTransportError>) -> Void) {
         self.id = id
         self.sink = sink
@@ -36,6 +39,7 @@ final class CurlTransfer {
         self.maxCompressionRatio = maxCompressionRatio
         self.compressionRatioThreshold = compressionRatioThreshold
         self.completion = completion
+        self.expectsBody = expectsBody
         easy.errorBuffer[0] = 0
     }
 
@@ -50,9 +54,18 @@ final class CurlTransfer {
 
     // MARK: - Response header parsing
 
-    /// Handles one header line as libcurl delivers it (CRLF included).
-    func receiveHeaderLine(_ line: UnsafeBufferPointer<UInt8>) {
+    /// Handles one header line as libcurl delivers it (CRLF included); false stops the
+    /// transfer (`callbackFailure` says why).
+    func receiveHeaderLine(_ line: UnsafeBufferPointer<UInt8>) -> Bool {
         HeaderLineParser.receive(line, into: &responseHeaders)
+        guard maxBodyBytes > 0, expectsBody, line.count <= 2, line.allSatisfy({ $0 == 0x0D || $0 == 0x0A }) else { return true }
+        // The end of a header block: a body whose declared length is over the limit fails now,
+        // not after the limit's worth of it (or, from a server that then stalls, at the timeout).
+        var status = 0
+        guard ods_curl_easy_getinfo_long(easy.handle, CURLINFO_RESPONSE_CODE, &status) == CURLE_OK,
+              let declared = responseHeaders.declaredBodyLength(status: status), declared > maxBodyBytes else { return true }
+        callbackFailure = .limit(.responseBytes, "the response declares a body of \(declared) bytes (Content-Length), more than the limit of \(maxBodyBytes)")
+        return false
     }
 }
 
@@ -167,6 +180,6 @@ let curlHeaderCallback: ods_curl_data_cb = { data, size, count, context in
     let (total, overflow) = size.multipliedReportingOverflow(by: count)
     if overflow { return 0 }
     guard let data, total > 0 else { return total }
-    transfer.receiveHeaderLine(UnsafeBufferPointer(start: UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: total))
-    return total
+    let go = transfer.receiveHeaderLine(UnsafeBufferPointer(start: UnsafeRawPointer(data).assumingMemoryBound(to: UInt8.self), count: total))
+    return go ? total : 0
 }

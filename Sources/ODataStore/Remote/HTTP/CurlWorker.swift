@@ -250,7 +250,8 @@ final class CurlWorker: @unchecked Sendable {
         let transfer = CurlTransfer(id: pending.id, easy: easy, maxBodyBytes: configuration.maxResponseBodyBytes,
                                     maxCompressionRatio: configuration.maxCompressionRatio,
                                     compressionRatioThreshold: configuration.compressionRatioThreshold,
-                                    sink: pending.request.bodySink, completion: pending.completion)
+                                    sink: pending.request.bodySink, expectsBody: pending.request.method != "HEAD",
+                                    completion: pending.completion)
         if transfer.sink != nil {
             let shared = shared, id = pending.id
             transfer.resume = { shared.requestResume(id) }

@@ -91,6 +91,25 @@ public struct HTTPHeaderFields: Sendable, CustomStringConvertible {
 
     private static let contentLengthName: [UInt8] = Array("content-length".utf8)  // made once, not per response
 
+    /// The length of the body, decoded, that a final response with `status` and these headers
+    /// declares: its Content-Length when nothing else frames or transforms the body (no
+    /// Transfer-Encoding, no Content-Encoding but identity) and the status has a body (not
+    /// 1xx, 204, 304, or another 3xx, whose body a followed redirect never delivers). nil
+    /// otherwise, or when the field is not one length (`contentLengthProblem` says so).
+    func declaredBodyLength(status: Int) -> Int? {
+        guard status >= 200, status != 204, !(300..<400).contains(status) else { return nil }
+        guard value(named: "Transfer-Encoding") == nil else { return nil }
+        if let coding = value(named: "Content-Encoding"), !asciiCaseInsensitiveEquals(coding, "identity") { return nil }
+        guard contentLengthProblem() == nil, let text = value(named: "Content-Length") else { return nil }
+        // Sound (checked above): items of 1 to 18 digits, all equal; the first one's digits.
+        var n = 0
+        for b in text.utf8.drop(while: { $0 == 0x20 || $0 == 0x09 }) {
+            guard b >= 0x30 && b <= 0x39 else { break }
+            n = n * 10 + Int(b - 0x30)
+        }
+        return n
+    }
+
     /// The value of the first field with this name (ASCII case-insensitive), if any.
     public func value(named name: String) -> String? {
         index(named: name).map { string(fields[$0].value) }
