@@ -117,32 +117,43 @@ final class SQLiteConnection {
     }
 
     /// Runs `body` in a transaction (a savepoint when one is already open): committed when
-    /// `body` returns, rolled back when it throws.
+    /// `body` returns, rolled back when it throws or when the commit itself fails (a full
+    /// disk, an I/O error: SQLite may leave the transaction open then, and the next one could
+    /// not begin). Either way the depth is what it was before the call.
     func transaction<T>(_ body: () throws -> T) throws -> T {
-        let name = "ods_sp\(transactionDepth)"
-        if transactionDepth == 0 {
+        let depth = transactionDepth
+        let name = "ods_sp\(depth)"
+        if depth == 0 {
             try prepared(&beginStatement, "BEGIN IMMEDIATE").execute()
         } else {
             try execute("SAVEPOINT \(name)")
         }
-        transactionDepth += 1
+        transactionDepth = depth + 1
+        defer { transactionDepth = depth }
+        let result: T
         do {
-            let result = try body()
-            transactionDepth -= 1
-            if transactionDepth == 0 {
+            result = try body()
+            if depth == 0 {
                 try prepared(&commitStatement, "COMMIT").execute()
             } else {
                 try execute("RELEASE \(name)")
             }
-            return result
         } catch {
-            transactionDepth -= 1
-            if transactionDepth == 0 {
-                try? execute("ROLLBACK")
-            } else {
-                try? execute("ROLLBACK TO \(name); RELEASE \(name)")
-            }
+            rollBack(to: depth == 0 ? nil : name)
             throw error
+        }
+        return result
+    }
+
+    /// Undoes the open transaction (`savepoint` nil) or savepoint. SQLite has already rolled
+    /// back the whole transaction after some errors (SQLITE_FULL, SQLITE_IOERR, SQLITE_NOMEM:
+    /// "may or may not"): then there is nothing left to undo, and a savepoint is gone too.
+    private func rollBack(to savepoint: String?) {
+        guard !isAutocommit else { return }
+        if let savepoint {
+            try? execute("ROLLBACK TO \(savepoint); RELEASE \(savepoint)")
+        } else {
+            try? execute("ROLLBACK")
         }
     }
 
