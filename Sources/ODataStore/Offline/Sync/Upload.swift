@@ -28,7 +28,7 @@ import Glibc
 ///   recorded and is sent again by the next upload.
 /// - Exactly once: a change sent before whose answer never came is sent again with the same
 ///   Repeatability-Request-ID. Where a service ignores that, it is checked instead: a create
-///   with the app's key answered 409 and an update answered 412 are read back (the service's
+///   with the app's key refused (409, or any 4xx) and an update answered 412 are read back (the service's
 ///   entity has what the change sent: confirmed; otherwise archived), a delete answered 404
 ///   is done; a create of an entity the service keys is NOT sent again (the service may have
 ///   made it already; one that ignores Repeatability would make a second): it goes to the
@@ -446,12 +446,14 @@ final class Upload: Sendable {
     }
 
     /// A repeat refused in a way its own first attempt would cause: a create with the app's
-    /// key answered 409 (it exists: made by that attempt?), an update answered 412 (the ETag
-    /// moved on: by that attempt?).
+    /// key refused with any 4xx (it exists: made by that attempt? Services say so in several
+    /// ways: 409, pyslet 403 "ConstraintError", others 400), an update answered 412 (the ETag
+    /// moved on: by that attempt?). The read-back decides; a refusal that was not caused by
+    /// the first attempt finds the service without what was sent and is archived as before.
     static func needsReadBack(_ r: ChangeRequest, _ e: ODataStoreError) -> Bool {
         guard r.repeated else { return false }
         switch r.change.operation {
-        case .create: return !r.localKey && e.httpStatus == 409
+        case .create: return !r.localKey && (400..<500).contains(e.httpStatus)
         case .merge, .replace: return e.httpStatus == 412
         case .delete: return false
         }

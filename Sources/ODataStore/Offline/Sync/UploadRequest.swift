@@ -211,7 +211,7 @@ enum ChangeAnswer: Sendable {
 }
 
 /// Compares what a change sent with the entity the service has now: the read-back check of a
-/// change sent again whose first attempt may have worked (a create answered 409, an update
+/// change sent again whose first attempt may have worked (a create refused with a 4xx, an update
 /// answered 412). Numbers compare by value (`2.5` and `"2.50"`); anything else exactly.
 enum ReadBack {
     static func matches(sent: JSONObject, server: JSONObject) -> Bool {
