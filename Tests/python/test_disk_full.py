@@ -129,9 +129,11 @@ def offline(url, path, kind):
 
 def assert_file_error(failure):
     """The failure names the file, not the request: ODS_EIO (what SQLite's SQLITE_FULL and
-    SQLITE_IOERR map to), never a crash, a hang or a success."""
+    SQLITE_IOERR map to) with the system's reason (EFBIG here, ENOSPC on a full device),
+    never a crash, a hang or a success."""
     assert failure is not None and failure != "ok", failure
     assert failure["code"] == "ODS_EIO" and failure["type"] == "IOFailureError", failure
+    assert "File too large" in failure["message"], failure
 
 
 def test_local_writes_into_a_full_disk_lose_nothing_acknowledged(kind, service, tmp_path):

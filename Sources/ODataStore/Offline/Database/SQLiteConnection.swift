@@ -1,4 +1,5 @@
 import CSQLite
+import Glibc
 
 /// One SQLite connection. Not thread-safe: it lives on its `SerialQueue`'s thread (`OfflineDatabase.queue`) and is
 /// used only there (GRDB's model: one connection, one serial queue).
@@ -53,9 +54,10 @@ final class SQLiteConnection {
         var message: UnsafeMutablePointer<CChar>?
         let rc = sqlite3_exec(handle, sql, nil, nil, &message)
         guard rc == SQLITE_OK else {
+            let osError = errno
             let text = message.map { String(cString: $0) } ?? lastMessage
             sqlite3_free(message)
-            throw SQLiteError(code: sqlite3_extended_errcode(handle), message: text, sql: sql)
+            throw SQLiteError(lastOf: handle, osError: osError, message: text, sql: sql)
         }
     }
 

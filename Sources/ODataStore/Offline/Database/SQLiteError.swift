@@ -1,4 +1,5 @@
 import CSQLite
+import Glibc
 
 /// A failed SQLite call: its result code and message.
 struct SQLiteError: Error, Sendable, CustomStringConvertible {
@@ -6,10 +7,37 @@ struct SQLiteError: Error, Sendable, CustomStringConvertible {
     var message: String
     /// The statement being run, if any (never contains values: those are bound).
     var sql: String?
+    /// The operating system's error behind an I/O failure (`sqlite3_system_errno`: ENOSPC,
+    /// EFBIG, EACCES...), 0 when none: SQLite's own "disk I/O error" does not say which.
+    var systemErrno: Int32 = 0
 
-    var description: String {
-        sql.map { "\(message) (SQLite \(code)) in: \($0)" } ?? "\(message) (SQLite \(code))"
+    init(code: Int32, message: String, sql: String?, systemErrno: Int32 = 0) {
+        self.code = code
+        self.message = message
+        self.sql = sql
+        self.systemErrno = systemErrno
     }
+
+    /// The last failure of `connection`, with the OS error when it was an I/O one: SQLite's
+    /// record of it, else `osError`, the thread's `errno` read by the caller right after the
+    /// failed call (SQLite 3.40 records none for a failed write: its unix layer keeps the
+    /// errno per file, out of reach for the log's file).
+    init(lastOf connection: OpaquePointer, osError: Int32, message: String? = nil, sql: String?) {
+        let code = sqlite3_extended_errcode(connection)
+        let primary = code & 0xFF
+        let io = primary == SQLITE_IOERR || primary == SQLITE_FULL || primary == SQLITE_CANTOPEN
+        self.init(code: code, message: message ?? String(cString: sqlite3_errmsg(connection)), sql: sql,
+                  systemErrno: io ? (sqlite3_system_errno(connection) != 0 ? sqlite3_system_errno(connection) : osError) : 0)
+    }
+
+    /// The message, the code and the OS error, without the statement.
+    var summary: String {
+        var text = "\(message) (SQLite \(code)"
+        if systemErrno != 0 { text += ": " + String(cString: strerror(systemErrno)) }
+        return text + ")"
+    }
+
+    var description: String { sql.map { summary + " in: \($0)" } ?? summary }
 
     /// SQLITE_BUSY, SQLITE_LOCKED.
     var isBusy: Bool { code & 0xFF == SQLITE_BUSY || code & 0xFF == SQLITE_LOCKED }
@@ -37,14 +65,14 @@ struct SQLiteError: Error, Sendable, CustomStringConvertible {
         if code & 0xFF == SQLITE_INTERRUPT { return ODataStoreError(.cancelled, "\(what): cancelled") }
         if code & 0xFF == SQLITE_CANTOPEN {
             // A WAL store needs its -wal and -shm files beside it, also to be read.
-            return ODataStoreError(.io, "\(what): cannot open the file or its -wal and -shm files (the directory must exist and be writable): \(message) (SQLite \(code))")
+            return ODataStoreError(.io, "\(what): cannot open the file or its -wal and -shm files (the directory must exist and be writable): \(summary)")
         }
         if code & 0xFF == SQLITE_READONLY {
             // Whatever was being written (a download, a local change, an upload's answer):
             // the file, its directory or its -wal/-shm files cannot be written.
             // `what` is left out: it names the writer, which misleads here (a local change
             // is written by the download's entity writer).
-            return ODataStoreError(.io, "the store file cannot be written (a read-only file, directory or file system): \(message) (SQLite \(code))")
+            return ODataStoreError(.io, "the store file cannot be written (a read-only file, directory or file system): \(summary)")
         }
         return ODataStoreError(isIO ? .io : .error, "\(what): \(description)")
     }

@@ -1,4 +1,5 @@
 import CSQLite
+import Glibc
 
 /// A prepared statement. Used only on its connection's thread.
 ///
@@ -102,7 +103,7 @@ final class SQLiteStatement {
         let rc = sqlite3_step(handle)
         if rc == SQLITE_ROW { return true }
         if rc == SQLITE_DONE { return false }
-        let error = SQLiteError(code: sqlite3_extended_errcode(connection.handle), message: connection.lastMessage, sql: sql)
+        let error = SQLiteError(lastOf: connection.handle, osError: errno, sql: sql)
         sqlite3_reset(handle)
         throw error
     }
